@@ -1,0 +1,59 @@
+"""Quivira: constrained Lagrangian dynamics of planar linkages on heyoka expressions."""
+
+from .linalg import (
+    LUFactorization,
+    create_block_diagonal,
+    gaussian_elimination,
+    gaussian_factorize,
+    gaussian_solve_factored,
+    identity,
+    invert_matrix,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "LUFactorization",
+    "create_block_diagonal",
+    "gaussian_elimination",
+    "gaussian_factorize",
+    "gaussian_solve_factored",
+    "identity",
+    "invert_matrix",
+]
+
+from .lagrangian import (  # noqa: E402
+    build_constraint_jacobian,
+    build_Jdqd,
+    build_mass_matrix,
+    find_constrained_accelerations,
+    lagrange_eom,
+)
+
+__all__ += [
+    "build_Jdqd",
+    "build_constraint_jacobian",
+    "build_mass_matrix",
+    "find_constrained_accelerations",
+    "lagrange_eom",
+]
+
+from .model import (  # noqa: E402
+    BarJointModel,
+    ConstraintCheck,
+    ConstraintWarning,
+    ReactionForce,
+    SingularConfigurationError,
+    Trajectory,
+    bar_joint_model,
+)
+
+__all__ += [
+    "BarJointModel",
+    "ConstraintCheck",
+    "ConstraintWarning",
+    "ReactionForce",
+    "SingularConfigurationError",
+    "Trajectory",
+    "bar_joint_model",
+]

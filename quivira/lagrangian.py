@@ -1,0 +1,525 @@
+"""Constrained Lagrangian equations of motion as heyoka expressions.
+
+The equations built here, in the order the code runs (see ``DESIGN.md``):
+
+1. Mass matrix and applied accelerations from a Lagrangian :math:`\\mathcal L(q, \\dot q)`:
+
+   .. math::
+      M = \\frac{\\partial^2 \\mathcal L}{\\partial \\dot q\\, \\partial \\dot q}, \\qquad
+      M \\ddot q_a = \\frac{\\partial \\mathcal L}{\\partial q}
+        - \\frac{\\partial^2 \\mathcal L}{\\partial \\dot q\\, \\partial q} \\dot q + Q_{nc}.
+
+2. Constraints :math:`F(q) = 0`, :math:`J = \\partial F / \\partial q`, and
+   :math:`\\dot J \\dot q = \\partial (J \\dot q) / \\partial q \\cdot \\dot q`, one directional
+   derivative per row.
+3. :math:`G = M^{-1} J^T` from :math:`M G = J^T` with one factorization of :math:`M`;
+   :math:`W = J G`; :math:`W \\lambda = -(J \\ddot q_a + \\dot J \\dot q)`;
+   :math:`\\ddot q = \\ddot q_a + G \\lambda`.
+
+Sign convention of the multipliers: Lagrange's equations read
+
+.. math:: \\frac{d}{dt} \\frac{\\partial \\mathcal L}{\\partial \\dot q}
+          - \\frac{\\partial \\mathcal L}{\\partial q} = Q_{nc} + J^T \\lambda,
+
+so :math:`J^T \\lambda` is the generalized constraint force acting on the system.
+
+All derivatives are taken only with respect to the variables an expression actually
+contains (``hy.get_variables``), so structural zeros cost nothing, and every sum is flat
+(``hy.sum``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import heyoka as hy
+import numpy as np
+
+from ._entries import (
+    EntryTypeError,
+    as_expression,
+    as_matrix,
+    as_variables,
+    as_vector,
+    flat_sum,
+    is_zero,
+)
+from .linalg import LUFactorization, gaussian_factorize, solve_sparse
+
+__all__ = [
+    "build_Jdqd",
+    "build_constraint_jacobian",
+    "build_mass_matrix",
+    "find_constrained_accelerations",
+    "lagrange_eom",
+]
+
+_ZERO = hy.expression(0.0)
+
+
+def _check_scalar_expression(x: Any, name: str) -> hy.expression:
+    if isinstance(x, hy.expression):
+        return x
+    if isinstance(x, (int, float)) and not isinstance(x, bool):
+        return hy.expression(float(x))
+    raise EntryTypeError(f"{name}: expected a scalar heyoka expression, got {type(x).__name__}")
+
+
+def _var_index(variables: Sequence[hy.expression]) -> dict[str, int]:
+    return {str(v): i for i, v in enumerate(variables)}
+
+
+def _depends_on(expr: Any, index: dict[str, int]) -> list[int]:
+    """Indices (into ``index``) of the variables ``expr`` contains, in ascending order."""
+    if not isinstance(expr, hy.expression):
+        return []
+    return sorted(index[v] for v in hy.get_variables(expr) if v in index)
+
+
+def _sparse_rows(A: np.ndarray) -> list[dict[int, Any]]:
+    """Row-wise dictionaries of the structurally non-zero entries of a 2-D array."""
+    return [{j: x for j, x in enumerate(row) if not is_zero(x)} for row in A]
+
+
+def _to_expr_array(values: list) -> np.ndarray:
+    out = np.empty(len(values), dtype=object)
+    for i, v in enumerate(values):
+        out[i] = as_expression(v)
+    return out
+
+
+def _dense(rows: list[dict[int, Any]], n_cols: int) -> np.ndarray:
+    out = np.empty((len(rows), n_cols), dtype=object)
+    out[...] = _ZERO
+    for i, r in enumerate(rows):
+        for j, x in r.items():
+            out[i, j] = as_expression(x)
+    return out
+
+
+# ----------------------------------------------------------------------------------------
+# Step 1: mass matrix and applied forces
+# ----------------------------------------------------------------------------------------
+
+
+def _lagrangian_terms(lagrangian: hy.expression, q: list, qd: list):
+    """Return ``(M_rows, f)`` with ``M`` as sparse rows and
+    :math:`f = \\partial L/\\partial q - (\\partial^2 L/\\partial \\dot q \\partial q) \\dot q`."""
+    n = len(q)
+    q_idx = _var_index(q)
+    qd_idx = _var_index(qd)
+    grad = hy.diff_tensors([lagrangian], diff_args=[*q, *qd], diff_order=1).gradient
+    dL_dq, p = grad[:n], grad[n:]
+    M_rows: list[dict[int, Any]] = []
+    f: list = []
+    for i in range(n):
+        p_i = p[i]
+        row = {}
+        for j in _depends_on(p_i, qd_idx):
+            d = hy.diff(p_i, qd[j])
+            if not is_zero(d):
+                row[j] = d
+        M_rows.append(row)
+        terms = [dL_dq[i]]
+        for j in _depends_on(p_i, q_idx):
+            d = hy.diff(p_i, q[j])
+            if not is_zero(d):
+                terms.append(-(d * qd[j]))
+        f.append(flat_sum(terms))
+    return M_rows, f
+
+
+def build_mass_matrix(lagrangian: hy.expression, qd: Sequence[hy.expression]) -> np.ndarray:
+    """Return the mass matrix :math:`M_{ij} = \\partial^2 \\mathcal L / \\partial \\dot q_i
+    \\partial \\dot q_j`.
+
+    Parameters
+    ----------
+    lagrangian : heyoka.expression
+        Scalar Lagrangian :math:`\\mathcal L(q, \\dot q)`.
+    qd : sequence of heyoka variables
+        Generalized velocities, in the ordering of the model coordinates.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(n, n)`` object array; structural zeros are the expression ``0``.
+    """
+    L = _check_scalar_expression(lagrangian, "lagrangian")
+    qd = as_variables(qd, "qd")
+    n = len(qd)
+    if n == 0:
+        return np.empty((0, 0), dtype=object)
+    qd_idx = _var_index(qd)
+    p = hy.diff_tensors([L], diff_args=list(qd), diff_order=1).gradient
+    rows = []
+    for i in range(n):
+        rows.append({j: hy.diff(p[i], qd[j]) for j in _depends_on(p[i], qd_idx)})
+    return _dense(rows, n)
+
+
+# ----------------------------------------------------------------------------------------
+# Step 2: constraints
+# ----------------------------------------------------------------------------------------
+
+
+def _jacobian_rows(F: list, q: list) -> list[dict[int, Any]]:
+    q_idx = _var_index(q)
+    rows = []
+    for Fk in F:
+        row = {}
+        for j in _depends_on(Fk, q_idx):
+            d = hy.diff(Fk, q[j])
+            if not is_zero(d):
+                row[j] = d
+        rows.append(row)
+    return rows
+
+
+def _jdqd_rows(J_rows: list[dict[int, Any]], q: list, qd: list) -> list:
+    """Rows of :math:`\\dot J \\dot q`:
+    :math:`(\\dot J \\dot q)_k = \\sum_j \\partial (J_k \\dot q)/\\partial q_j\\, \\dot q_j`."""
+    q_idx = _var_index(q)
+    out = []
+    for row in J_rows:
+        v = flat_sum([J_kj * qd[j] for j, J_kj in row.items()])
+        terms = []
+        for j in _depends_on(v, q_idx):
+            d = hy.diff(v, q[j])
+            if not is_zero(d):
+                terms.append(d * qd[j])
+        out.append(flat_sum(terms))
+    return out
+
+
+def build_constraint_jacobian(F: Sequence, q: Sequence[hy.expression]) -> np.ndarray:
+    """Return the constraint Jacobian :math:`J = \\partial F / \\partial q`.
+
+    Parameters
+    ----------
+    F : sequence of heyoka.expression
+        Constraint residuals :math:`F(q) = 0`.
+    q : sequence of heyoka variables
+        Generalized coordinates.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(m, n)`` object array; entries for coordinates a residual does not contain are the
+        expression ``0``.
+    """
+    q = as_variables(q, "q")
+    F_vec = as_vector(list(F), "F")
+    return _dense(_jacobian_rows(list(F_vec), q), len(q))
+
+
+def build_Jdqd(J: Any, q: Sequence[hy.expression], qd: Sequence[hy.expression]) -> np.ndarray:
+    """Return :math:`\\dot J \\dot q = \\sum_i (\\partial J/\\partial q_i)\\, \\dot q_i\\, \\dot q`.
+
+    Computed as one directional derivative per row,
+    :math:`(\\dot J \\dot q)_k = \\partial (J_k \\dot q)/\\partial q \\cdot \\dot q`, with no
+    triple loop.
+
+    Parameters
+    ----------
+    J : numpy.ndarray or sequence
+        Constraint Jacobian :math:`J(q)`, shape ``(m, n)``.
+    q, qd : sequence of heyoka variables
+        Generalized coordinates and velocities (length ``n`` each).
+
+    Returns
+    -------
+    numpy.ndarray
+        1-D object array of length ``m``.
+    """
+    q = as_variables(q, "q")
+    qd = as_variables(qd, "qd")
+    if len(q) != len(qd):
+        raise ValueError(f"qd: expected {len(q)} velocities to match q, got {len(qd)}")
+    J_arr = _as_jacobian(J, len(q))
+    return _to_expr_array(_jdqd_rows(_sparse_rows(J_arr), q, qd))
+
+
+def _as_jacobian(J: Any, n: int) -> np.ndarray:
+    arr = np.array(J, dtype=object)
+    if arr.size == 0:
+        return np.empty((0, n), dtype=object)
+    J_arr = as_matrix(J, "J")
+    if J_arr.shape[1] != n:
+        raise ValueError(f"J: expected {n} columns (one per coordinate), got shape {J_arr.shape}")
+    return J_arr
+
+
+# ----------------------------------------------------------------------------------------
+# Step 3: multipliers and constrained accelerations
+# ----------------------------------------------------------------------------------------
+
+
+def _constrain(M_fac: LUFactorization, qdd_a: list, J_rows: list[dict[int, Any]], Jdqd: list):
+    """Apply the constraints to the applied accelerations.
+
+    Returns ``(qdd, lambda_mult, W_rows, W_fac)`` (lists, and the LU factorization of ``W``,
+    ``None`` without constraints), with
+    :math:`G = M^{-1}J^T`, :math:`W = J G`, :math:`W\\lambda = -(J\\ddot q_a + \\dot J\\dot q)`,
+    :math:`\\ddot q = \\ddot q_a + G\\lambda`.
+    """
+    n = M_fac.n
+    m = len(J_rows)
+    if m == 0:
+        return list(qdd_a), [], [], None
+    # Columns of G, stored sparsely: G_cols[k][j] = G_jk
+    G_cols: list[dict[int, Any]] = []
+    for row in J_rows:
+        b = [0.0] * n
+        for j, x in row.items():
+            b[j] = x
+        g = solve_sparse(M_fac, b)
+        G_cols.append({j: x for j, x in enumerate(g) if not is_zero(x)})
+    # W = J G is symmetric (M symmetric): build the upper triangle and mirror it.
+    W_rows: list[dict[int, Any]] = [{} for _ in range(m)]
+    for k in range(m):
+        Jk = J_rows[k]
+        for ell in range(k, m):
+            Gl = G_cols[ell]
+            if len(Jk) <= len(Gl):
+                terms = [x * Gl[j] for j, x in Jk.items() if j in Gl]
+            else:
+                terms = [Jk[j] * x for j, x in Gl.items() if j in Jk]
+            if terms:
+                w = flat_sum(terms)
+                if not is_zero(w):
+                    W_rows[k][ell] = w
+                    if ell != k:
+                        W_rows[ell][k] = w
+    rhs = []
+    for k in range(m):
+        terms = [x * qdd_a[j] for j, x in J_rows[k].items() if not is_zero(qdd_a[j])]
+        terms.append(Jdqd[k])
+        rhs.append(-flat_sum(terms))
+    W_dense = np.empty((m, m), dtype=object)
+    W_dense[...] = 0.0
+    for k, r in enumerate(W_rows):
+        for ell, x in r.items():
+            W_dense[k, ell] = x
+    try:
+        W_fac = gaussian_factorize(W_dense)
+    except ZeroDivisionError as exc:
+        raise ZeroDivisionError(
+            "the Delassus matrix W = J M^-1 J^T has a structurally zero pivot: the constraints "
+            f"are redundant or do not involve any coordinate ({exc})"
+        ) from None
+    lam = solve_sparse(W_fac, rhs)
+    qdd = []
+    for j in range(n):
+        terms = [qdd_a[j]]
+        for k in range(m):
+            g = G_cols[k].get(j)
+            if g is not None and not is_zero(lam[k]):
+                terms.append(g * lam[k])
+        qdd.append(flat_sum(terms))
+    return qdd, lam, W_rows, W_fac
+
+
+def find_constrained_accelerations(
+    qdd_free: Any,
+    J: Any,
+    M: Any,
+    Jdqd: Any,
+    Q_nc: Any = None,
+    *,
+    return_W: bool = False,
+) -> tuple:
+    """Return the constrained accelerations and the Lagrange multipliers.
+
+    .. math::
+        \\ddot q_a = \\ddot q_{free} + M^{-1} Q_{nc}, \\quad G = M^{-1} J^T, \\quad W = J G,
+
+        W \\lambda = -(J \\ddot q_a + \\dot J \\dot q), \\qquad \\ddot q = \\ddot q_a + G\\lambda.
+
+    ``G`` comes from :math:`M G = J^T` with a single factorization of ``M`` that is reused
+    for every column and for ``Q_nc``. :math:`J^T\\lambda` is the generalized constraint force.
+
+    Parameters
+    ----------
+    qdd_free : sequence
+        Free accelerations (length ``n``).
+    J : numpy.ndarray or sequence
+        Constraint Jacobian, shape ``(m, n)``; an empty list means no constraints.
+    M : numpy.ndarray or sequence
+        Mass matrix, shape ``(n, n)``.
+    Jdqd : sequence
+        :math:`\\dot J \\dot q` (length ``m``).
+    Q_nc : sequence, optional
+        Generalized applied forces (length ``n``); may depend on q, qd and ``hy.time``.
+    return_W : bool, optional
+        Also return the Delassus matrix :math:`W`.
+
+    Returns
+    -------
+    tuple
+        ``(qdd, lambda_mult)`` or ``(qdd, lambda_mult, W)``: 1-D object arrays of length ``n``
+        and ``m`` (in the row order of ``J``), and the ``(m, m)`` matrix ``W``.
+
+    Raises
+    ------
+    ValueError
+        If shapes or lengths disagree (named in the message).
+    ZeroDivisionError
+        If ``M`` or ``W`` meets a structurally zero pivot.
+    """
+    M_arr = as_matrix(M, "M", square=True)
+    n = M_arr.shape[0]
+    qdd_f = as_vector(qdd_free, "qdd_free", n)
+    J_arr = _as_jacobian(J, n)
+    m = J_arr.shape[0]
+    Jdqd_v = as_vector(Jdqd, "Jdqd", m) if m else np.empty(0, dtype=object)
+    if m == 0 and Jdqd is not None and np.array(Jdqd, dtype=object).size != 0:
+        raise ValueError(f"Jdqd: expected 0 entries (J has no rows), got {np.size(Jdqd)}")
+    M_fac = gaussian_factorize(M_arr)
+    qdd_a = list(qdd_f)
+    if Q_nc is not None:
+        Q = as_vector(Q_nc, "Q_nc", n)
+        acc = solve_sparse(M_fac, list(Q))
+        qdd_a = [flat_sum([a, b]) for a, b in zip(qdd_a, acc, strict=True)]
+    qdd, lam, W_rows, _ = _constrain(M_fac, qdd_a, _sparse_rows(J_arr), list(Jdqd_v))
+    result = (_to_expr_array(qdd), _to_expr_array(lam))
+    if return_W:
+        return (*result, _dense(W_rows, m))
+    return result
+
+
+def lagrange_eom(
+    lagrangian: hy.expression,
+    F: Sequence,
+    q: Sequence[hy.expression],
+    qd: Sequence[hy.expression],
+    Q_nc: Any = None,
+    *,
+    return_multipliers: bool = False,
+    return_W: bool = False,
+) -> list | tuple:
+    """Assemble the first-order ODE system of the constrained Lagrangian dynamics.
+
+    Builds :math:`M`, the applied accelerations :math:`\\ddot q_a` (with :math:`Q_{nc}`),
+    :math:`J = \\partial F/\\partial q`, :math:`\\dot J\\dot q`, then
+    :math:`\\ddot q = \\ddot q_a + M^{-1}J^T\\lambda` with
+    :math:`W\\lambda = -(J\\ddot q_a + \\dot J\\dot q)`, and returns
+
+    .. math:: \\frac{d}{dt}\\begin{bmatrix} q \\\\ \\dot q \\end{bmatrix}
+              = \\begin{bmatrix} \\dot q \\\\ \\ddot q(q, \\dot q, t) \\end{bmatrix}.
+
+    The constraints are enforced at acceleration level (index 1); the integrator keeps
+    :math:`F(q) = 0` only up to its tolerance, starting from a consistent state.
+
+    Parameters
+    ----------
+    lagrangian : heyoka.expression
+        Scalar Lagrangian :math:`\\mathcal L(q, \\dot q)`.
+    F : sequence of heyoka.expression
+        Constraint residuals :math:`F(q) = 0`; an empty sequence gives free dynamics.
+    q, qd : sequence of heyoka variables
+        Generalized coordinates and velocities (same length).
+    Q_nc : sequence, optional
+        Generalized non-conservative forces in the ordering of ``q``; may depend on q, qd
+        and ``hy.time``.
+    return_multipliers : bool, optional
+        Also return the multipliers :math:`\\lambda` (1-D, in the order of ``F``).
+    return_W : bool, optional
+        Also return the Delassus matrix :math:`W = J M^{-1} J^T`.
+
+    Returns
+    -------
+    list or tuple
+        ``sys`` (a list of ``(state_var, rhs)`` pairs: ``(q_i, qd_i)`` for all i, then
+        ``(qd_i, qdd_i)``), or ``(sys, lambda_mult)``, ``(sys, W)``, ``(sys, lambda_mult, W)``.
+
+    Raises
+    ------
+    ValueError
+        On mismatched lengths or malformed inputs (named in the message).
+    ZeroDivisionError
+        If ``M`` is singular in structure or ``W`` meets a structurally zero pivot.
+    """
+    parts = assemble_eom(lagrangian, F, q, qd, Q_nc)
+    q, qd, n = parts.q, parts.qd, len(parts.q)
+    qdd, lam, W_rows = parts.qdd, parts.lambda_mult, parts.W_rows
+    sys = [(q[i], qd[i]) for i in range(n)]
+    sys += [(qd[i], as_expression(qdd[i])) for i in range(n)]
+    extra: list = []
+    if return_multipliers:
+        extra.append(_to_expr_array(lam))
+    if return_W:
+        extra.append(_dense(W_rows, len(lam)))
+    if extra:
+        return (sys, *extra)
+    return sys
+
+
+@dataclass
+class EOMParts:
+    """The pieces of a constrained Lagrangian system, kept sparse (rows as dicts).
+
+    ``M_rows``, ``J_rows`` and ``W_rows`` map column indices to non-zero entries; ``qdd_a`` are
+    the applied accelerations, ``qdd`` the constrained ones, ``W_fac`` the LU factorization of
+    ``W`` (its pivots monitor singular poses), ``None`` without constraints.
+    """
+
+    q: list
+    qd: list
+    M_rows: list
+    f: list
+    J_rows: list
+    Jdqd: list
+    qdd_a: list
+    qdd: list
+    lambda_mult: list
+    W_rows: list
+    W_fac: LUFactorization | None
+
+
+def assemble_eom(
+    lagrangian: hy.expression,
+    F: Sequence,
+    q: Sequence[hy.expression],
+    qd: Sequence[hy.expression],
+    Q_nc: Any = None,
+) -> EOMParts:
+    """Validate the inputs of :func:`lagrange_eom` and build all intermediate quantities.
+
+    See the module docstring for the equations; returns an :class:`EOMParts`.
+    """
+    L = _check_scalar_expression(lagrangian, "lagrangian")
+    q = as_variables(q, "q")
+    qd = as_variables(qd, "qd")
+    n = len(q)
+    if len(qd) != n:
+        raise ValueError(f"qd: expected {n} velocities to match q, got {len(qd)}")
+    shared = {str(v) for v in q} & {str(v) for v in qd}
+    if shared:
+        raise ValueError(f"q and qd must be different variables, both contain {sorted(shared)}")
+    if F is None or isinstance(F, hy.expression):
+        raise ValueError("F: expected a sequence of constraint residuals (use [] for none)")
+    F_list = list(as_vector(list(F), "F")) if len(F) else []
+    M_rows, f = _lagrangian_terms(L, q, qd)
+    if Q_nc is not None:
+        Q = as_vector(Q_nc, "Q_nc", n)
+        f = [flat_sum([a, b]) for a, b in zip(f, Q, strict=True)]
+    M_dense = np.empty((n, n), dtype=object)
+    M_dense[...] = 0.0
+    for i, r in enumerate(M_rows):
+        for j, x in r.items():
+            M_dense[i, j] = x
+    try:
+        M_fac = gaussian_factorize(M_dense)
+    except ZeroDivisionError as exc:
+        raise ZeroDivisionError(
+            "the mass matrix d2L/dqd2 is singular in structure: is every velocity in the "
+            f"kinetic energy? ({exc})"
+        ) from None
+    qdd_a = solve_sparse(M_fac, f)
+    J_rows = _jacobian_rows(F_list, q)
+    Jdqd = _jdqd_rows(J_rows, q, qd)
+    qdd, lam, W_rows, W_fac = _constrain(M_fac, qdd_a, J_rows, Jdqd)
+    return EOMParts(q, qd, M_rows, f, J_rows, Jdqd, qdd_a, qdd, lam, W_rows, W_fac)

@@ -1,0 +1,172 @@
+"""Symbolic assembly of a bar-joint model: Lagrangian, constraints, loads, labels.
+
+For bars ``i`` with coordinates :math:`(x_i, y_i, θ_i)`:
+
+.. math::
+    \\mathcal L = \\sum_i \\tfrac12 m_i (\\dot x_i^2 + \\dot y_i^2)
+                 + \\tfrac12 \\tfrac{m_i L_i^2}{12} \\dot θ_i^2 - m_i g y_i,
+
+a joint of bars :math:`b_0, b_1, \\ldots` gives the rows
+:math:`p_{b_k}(s_k) - p_{b_0}(s_0) = 0` (x and y) for :math:`k \\ge 1`, a support the rows
+:math:`p_x - X = 0` and/or :math:`p_y - Y = 0` for its fixed directions, and a point force
+:math:`f` at :math:`r = s L (\\cos θ, \\sin θ)` with torque :math:`τ` the generalized force
+:math:`Q = (f_x, f_y, τ + r_x f_y - r_y f_x)`.
+
+Numeric data (lengths, masses, g, joint and force points, force values, support positions)
+enter either as runtime parameters ``hy.par[k]`` (so edits need no recompiling) or as
+constants; :func:`parameter_layout` fixes the order of the parameter vector.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import heyoka as hy
+
+from .components import ModelData
+
+
+def parameter_layout(data: ModelData) -> list[tuple[tuple, float]]:
+    """Return ``[(key, value), ...]``: the runtime parameters of ``data`` in ``hy.par`` order."""
+    out: list[tuple[tuple, float]] = [(("g",), data.g)]
+    for i, b in enumerate(data.bars):
+        out.append((("bar", i, "length"), b.length))
+        out.append((("bar", i, "mass"), b.mass))
+    for j, jt in enumerate(data.joints):
+        for k, s in enumerate(jt.s):
+            out.append((("joint", j, k, "s"), s))
+    for k, sp in enumerate(data.supports):
+        out.append((("support", k, "s"), sp.s))
+        out.append((("support", k, "x"), sp.x))
+        out.append((("support", k, "y"), sp.y))
+    for k, f in enumerate(data.forces):
+        out.append((("force", k, "s"), f.s))
+        out.append((("force", k, "fx"), f.fx))
+        out.append((("force", k, "fy"), f.fy))
+        out.append((("force", k, "torque"), f.torque))
+    return out
+
+
+def topology_key(data: ModelData) -> tuple:
+    """What the compiled code depends on: counts and connectivity, not the numeric values."""
+    return (
+        len(data.bars),
+        tuple(tuple(j.bars) for j in data.joints),
+        tuple((s.bar, s.free_x, s.free_y) for s in data.supports),
+        tuple(f.bar for f in data.forces),
+    )
+
+
+def coordinate_names(n_bars: int) -> tuple[list[str], list[str]]:
+    """Variable names of the coordinates ``x_i, y_i, th_i`` and velocities ``vx_i, vy_i, om_i``."""
+    q = [f"{c}{i}" for i in range(n_bars) for c in ("x", "y", "th")]
+    qd = [f"{c}{i}" for i in range(n_bars) for c in ("vx", "vy", "om")]
+    return q, qd
+
+
+@dataclass
+class SymbolicModel:
+    """The symbolic pieces of a model, ready for :func:`quivira.lagrangian.assemble_eom`."""
+
+    q: list
+    qd: list
+    lagrangian: hy.expression
+    F: list
+    Q_nc: list
+    labels: list[str]
+    kinetic: hy.expression
+    potential: hy.expression
+    n_params: int
+    #: per constraint row: ("joint", j, bar) or ("support", k, bar), and its axis "x"/"y"
+    row_owner: list[tuple]
+
+
+def build_symbolic(data: ModelData, *, use_pars: bool = True) -> SymbolicModel:
+    """Build the Lagrangian, constraint rows, generalized loads and energies of ``data``.
+
+    With ``use_pars`` the numeric data are ``hy.par[k]`` in the order of
+    :func:`parameter_layout`; otherwise they are numeric constants.
+    """
+    layout = parameter_layout(data)
+    index = {key: k for k, (key, _) in enumerate(layout)}
+    values = dict(layout)
+
+    def P(*key):
+        if use_pars:
+            return hy.par[index[key]]
+        return hy.expression(values[key])
+
+    n = len(data.bars)
+    q_names, qd_names = coordinate_names(n)
+    q = list(hy.make_vars(*q_names)) if n else []
+    qd = list(hy.make_vars(*qd_names)) if n else []
+    g = P("g")
+    cos_th = [hy.cos(q[3 * i + 2]) for i in range(n)]
+    sin_th = [hy.sin(q[3 * i + 2]) for i in range(n)]
+
+    def point(i, s_expr):
+        sl = s_expr * P("bar", i, "length")
+        return q[3 * i] + sl * cos_th[i], q[3 * i + 1] + sl * sin_th[i]
+
+    kin_terms, grav_terms, load_terms = [], [], []
+    for i in range(n):
+        m, L = P("bar", i, "mass"), P("bar", i, "length")
+        vx, vy, om = qd[3 * i : 3 * i + 3]
+        kin_terms.append(0.5 * m * (vx * vx + vy * vy))
+        kin_terms.append((1.0 / 24.0) * (m * L * L) * (om * om))
+        grav_terms.append(m * g * q[3 * i + 1])
+
+    F, labels, owners = [], [], []
+    for j, jt in enumerate(data.joints):
+        b0 = jt.bars[0]
+        p0 = point(b0, P("joint", j, 0, "s"))
+        for k in range(1, len(jt.bars)):
+            bk = jt.bars[k]
+            pk = point(bk, P("joint", j, k, "s"))
+            for axis, c in (("x", 0), ("y", 1)):
+                F.append(pk[c] - p0[c])
+                labels.append(f"joint {j} · bar {bk} · {axis}")
+                owners.append(("joint", j, bk, axis))
+    for k, sp in enumerate(data.supports):
+        p = point(sp.bar, P("support", k, "s"))
+        if not sp.free_x:
+            F.append(p[0] - P("support", k, "x"))
+            labels.append(f"support {k} · x")
+            owners.append(("support", k, sp.bar, "x"))
+        if not sp.free_y:
+            F.append(p[1] - P("support", k, "y"))
+            labels.append(f"support {k} · y")
+            owners.append(("support", k, sp.bar, "y"))
+
+    Q: list = [0.0] * (3 * n)
+    Q_terms: list[list] = [[] for _ in range(3 * n)]
+    for k, f in enumerate(data.forces):
+        i = f.bar
+        fx, fy, tau = P("force", k, "fx"), P("force", k, "fy"), P("force", k, "torque")
+        sl = P("force", k, "s") * P("bar", i, "length")
+        rx, ry = sl * cos_th[i], sl * sin_th[i]
+        Q_terms[3 * i].append(fx)
+        Q_terms[3 * i + 1].append(fy)
+        Q_terms[3 * i + 2].extend([tau, rx * fy, -(ry * fx)])
+        px, py = point(i, P("force", k, "s"))
+        # potential of a constant load: -(f . p + tau theta)
+        load_terms.extend([-(fx * px), -(fy * py), -(tau * q[3 * i + 2])])
+    for c in range(3 * n):
+        if Q_terms[c]:
+            Q[c] = hy.sum(Q_terms[c]) if len(Q_terms[c]) > 1 else Q_terms[c][0]
+
+    kinetic = hy.sum(kin_terms) if kin_terms else hy.expression(0.0)
+    potential = hy.sum(grav_terms + load_terms) if n else hy.expression(0.0)
+    lagrangian = (kinetic - hy.sum(grav_terms)) if n else hy.expression(0.0)
+    return SymbolicModel(
+        q=q,
+        qd=qd,
+        lagrangian=lagrangian,
+        F=F,
+        Q_nc=Q,
+        labels=labels,
+        kinetic=kinetic,
+        potential=potential,
+        n_params=len(layout) if use_pars else 0,
+        row_owner=owners,
+    )

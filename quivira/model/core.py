@@ -1,0 +1,933 @@
+"""The planar bar-joint model: building, editing, checking and simulating linkages.
+
+State layout: ``[q..., qd...]`` with all coordinates first; per bar ``(x, y, θ)`` of its
+centre. A point of a bar is centre + s·L·(cos θ, sin θ), s in [-0.5, 0.5]; inertia
+m L²/12 about the centre; gravity g along −y (``set_g``).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+import warnings
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import heyoka as hy
+import numpy as np
+
+from ..lagrangian import assemble_eom
+from . import geometry as geo
+from . import persistence
+from .builder import build_symbolic, parameter_layout, topology_key
+from .compiled import (
+    CompiledSystem,
+    compile_system,
+    default_compile_options,
+    evaluate_geometry,
+    evaluate_outputs,
+    ode_system,
+)
+from .components import (
+    Bar,
+    Force,
+    Joint,
+    ModelData,
+    Support,
+    check_flag,
+    check_positive,
+    check_real,
+    check_s,
+)
+from .trajectory import SingularConfigurationError, Trajectory, reactions_from_multipliers
+
+
+class ConstraintWarning(UserWarning):
+    """Initial velocities were made consistent with the constraints (projected)."""
+
+
+class ConstraintCheck(dict):
+    """Result of :meth:`bar_joint_model.check_constraint_fulfillment` (a dict with keys
+    ``labels``, ``position``, ``velocity``, ``max_position``, ``max_velocity``, ``satisfied``,
+    ``tolerance``); ``bool(check)`` is ``check["satisfied"]``."""
+
+    def __bool__(self) -> bool:
+        return bool(self["satisfied"])
+
+
+class bar_joint_model:  # noqa: N801 - name fixed by the API contract
+    """Assembly of articulated bars with joints, supports, and external loads.
+
+    Parameters
+    ----------
+    tolerance : float, optional
+        Largest constraint residual accepted as "fulfilled" (positions in length units,
+        velocities in length/time), default 1e-10.
+
+    Notes
+    -----
+    The equations of motion are those of :func:`quivira.lagrange_eom` for
+
+    .. math:: \\mathcal L = \\sum_i \\tfrac12 m_i(\\dot x_i^2 + \\dot y_i^2)
+              + \\tfrac12\\tfrac{m_i L_i^2}{12}\\dot θ_i^2 - m_i g y_i
+
+    with joint and support constraints and point loads (see
+    :mod:`quivira.model.builder`). Numeric data enter the compiled code as runtime
+    parameters, and compiled integrators are cached by topology, so value edits
+    (length, mass, g, forces, support positions, joint points) re-simulate without
+    recompiling.
+    """
+
+    def __init__(self, tolerance: float = 1e-10) -> None:
+        self.tolerance = check_positive(tolerance, "tolerance")
+        self._data = ModelData()
+        self._cache: OrderedDict[tuple, CompiledSystem] = OrderedDict()
+        self._observers: list[Callable] = []
+        self.revision = 0
+        self.cache_size = 8
+        self.F: list = []
+        self.q: list = []
+        self.qd: list = []
+
+    # ------------------------------------------------------------------ observers
+    def observe(self, callback: Callable[[str], None]) -> None:
+        """Call ``callback(what)`` after every change of the model (``what`` names it)."""
+        if callback not in self._observers:
+            self._observers.append(callback)
+
+    def unobserve(self, callback: Callable[[str], None]) -> None:
+        """Stop calling ``callback`` on changes."""
+        if callback in self._observers:
+            self._observers.remove(callback)
+
+    def _commit(self, data: ModelData, what: str) -> None:
+        self._data = data
+        self.revision += 1
+        for cb in list(self._observers):
+            cb(what)
+
+    def _draft(self) -> ModelData:
+        return copy.deepcopy(self._data)
+
+    # ------------------------------------------------------------------ read access
+    @property
+    def n_bars(self) -> int:
+        """Number of bars."""
+        return len(self._data.bars)
+
+    @property
+    def bars(self) -> list[Bar]:
+        """Copies of the bar records (edit through the model's methods)."""
+        return copy.deepcopy(self._data.bars)
+
+    @property
+    def joints(self) -> list[Joint]:
+        """Copies of the joint records."""
+        return copy.deepcopy(self._data.joints)
+
+    @property
+    def supports(self) -> list[Support]:
+        """Copies of the support records."""
+        return copy.deepcopy(self._data.supports)
+
+    @property
+    def forces(self) -> list[Force]:
+        """Copies of the external force records."""
+        return copy.deepcopy(self._data.forces)
+
+    @property
+    def g(self) -> float:
+        """Gravitational acceleration (along −y)."""
+        return self._data.g
+
+    @property
+    def n_coordinates(self) -> int:
+        """Number of generalized coordinates, 3 per bar."""
+        return 3 * self.n_bars
+
+    @property
+    def constraint_labels(self) -> list[str]:
+        """One readable label per constraint row, in the order of ``F``."""
+        return build_symbolic(self._data, use_pars=False).labels
+
+    @property
+    def n_constraints(self) -> int:
+        """Number of constraint rows."""
+        return len(self.constraint_labels)
+
+    def coordinates(self, bar_index: int) -> tuple:
+        """The heyoka variables ``(x, y, θ)`` of a bar (names ``x{i}``, ``y{i}``, ``th{i}``)."""
+        i = self._check_bar(bar_index, "bar_index")
+        return tuple(hy.make_vars(f"x{i}", f"y{i}", f"th{i}"))
+
+    def velocities(self, bar_index: int) -> tuple:
+        """The heyoka variables of a bar's velocities ``(vx{i}, vy{i}, om{i})``."""
+        i = self._check_bar(bar_index, "bar_index")
+        return tuple(hy.make_vars(f"vx{i}", f"vy{i}", f"om{i}"))
+
+    def parameter_values(self) -> np.ndarray:
+        """The runtime parameter vector (``hy.par`` values) of the current data."""
+        return np.array([v for _, v in parameter_layout(self._data)], dtype=float)
+
+    def parameter_keys(self) -> list[tuple]:
+        """What each runtime parameter is, e.g. ``("bar", 2, "mass")``."""
+        return [k for k, _ in parameter_layout(self._data)]
+
+    # ------------------------------------------------------------------ validation
+    def _check_bar(self, i: Any, what: str, data: ModelData | None = None) -> int:
+        data = data or self._data
+        if isinstance(i, bool) or not isinstance(i, (int, np.integer)):
+            raise ValueError(f"{what} must be an integer bar index, got {i!r}")
+        i = int(i)
+        if not 0 <= i < len(data.bars):
+            raise ValueError(
+                f"{what}: bar index {i} out of range (the model has {len(data.bars)} bars)"
+            )
+        return i
+
+    @staticmethod
+    def _check_index(i: Any, items: list, kind: str) -> int:
+        if isinstance(i, bool) or not isinstance(i, (int, np.integer)):
+            raise ValueError(f"{kind} index must be an integer, got {i!r}")
+        i = int(i)
+        if not 0 <= i < len(items):
+            raise ValueError(f"{kind} index {i} out of range (the model has {len(items)})")
+        return i
+
+    def _posed(self, i: int, what: str, data: ModelData | None = None) -> Bar:
+        b = (data or self._data).bars[i]
+        if b.pose is None:
+            raise ValueError(
+                f"{what}: bar {i} has no initial pose yet; call set_init_bar_attitude({i}, x0, "
+                "y0, theta0) first"
+            )
+        return b
+
+    # ------------------------------------------------------------------ building bars
+    def add_bar(self, length: float, mass: float) -> int:
+        """Append a new bar (pose to be set with :meth:`set_init_bar_attitude`).
+
+        Parameters
+        ----------
+        length, mass : float
+            Positive bar length and mass.
+
+        Returns
+        -------
+        int
+            Index of the new bar.
+        """
+        i = self.n_bars
+        L = check_positive(length, f"bar {i}: length")
+        m = check_positive(mass, f"bar {i}: mass")
+        data = self._draft()
+        data.bars.append(Bar(L, m))
+        self._commit(data, "bar added")
+        return i
+
+    def add_bar_at_attitude(self, x0: float, y0: float, theta0: float, length: float,
+                            mass: float) -> int:
+        """Append a bar with centre ``(x0, y0)`` and angle ``theta0``; returns its index."""
+        i = self.n_bars
+        pose = (check_real(x0, f"bar {i}: x0"), check_real(y0, f"bar {i}: y0"),
+                check_real(theta0, f"bar {i}: theta0"))
+        L = check_positive(length, f"bar {i}: length")
+        m = check_positive(mass, f"bar {i}: mass")
+        data = self._draft()
+        data.bars.append(Bar(L, m, pose))
+        self._commit(data, "bar added")
+        return i
+
+    def add_bar_from_point_pair(self, start: Sequence[float], end: Sequence[float],
+                                mass_per_length: float = 1.0) -> int:
+        """Append the bar from ``start`` to ``end`` (mass = mass_per_length · length).
+
+        The bar's ``s = -0.5`` end is ``start`` and ``s = +0.5`` is ``end``.
+        """
+        i = self.n_bars
+        p0 = self._check_point(start, f"bar {i}: start")
+        p1 = self._check_point(end, f"bar {i}: end")
+        rho = check_positive(mass_per_length, f"bar {i}: mass_per_length")
+        L = math.hypot(p1[0] - p0[0], p1[1] - p0[1])
+        if L <= 0.0:
+            raise ValueError(f"bar {i}: start and end must differ (zero length), got {p0} twice")
+        th = math.atan2(p1[1] - p0[1], p1[0] - p0[0])
+        pose = (0.5 * (p0[0] + p1[0]), 0.5 * (p0[1] + p1[1]), th)
+        data = self._draft()
+        data.bars.append(Bar(L, rho * L, pose))
+        self._commit(data, "bar added")
+        return i
+
+    @staticmethod
+    def _check_point(p: Any, what: str) -> tuple[float, float]:
+        try:
+            seq = list(p)
+        except TypeError:
+            raise ValueError(f"{what} must be a pair (x, y), got {p!r}") from None
+        if len(seq) != 2:
+            raise ValueError(f"{what} must be a pair (x, y), got {len(seq)} values")
+        return check_real(seq[0], f"{what} x"), check_real(seq[1], f"{what} y")
+
+    def set_init_bar_attitude(self, bar_index: int, x0: float, y0: float, theta0: float) -> None:
+        """Set the initial centre position and angle of a bar."""
+        i = self._check_bar(bar_index, "bar_index")
+        pose = (check_real(x0, f"bar {i}: x0"), check_real(y0, f"bar {i}: y0"),
+                check_real(theta0, f"bar {i}: theta0"))
+        data = self._draft()
+        data.bars[i].pose = pose
+        self._commit(data, "bar pose")
+
+    def set_init_bar_velocities(self, bar_index: int, xd0: float, yd0: float,
+                                thetad0: float) -> None:
+        """Set the initial velocity of a bar's centre and its angular velocity."""
+        i = self._check_bar(bar_index, "bar_index")
+        vel = (check_real(xd0, f"bar {i}: xd0"), check_real(yd0, f"bar {i}: yd0"),
+               check_real(thetad0, f"bar {i}: thetad0"))
+        data = self._draft()
+        data.bars[i].velocity = vel
+        self._commit(data, "bar velocity")
+
+    def set_bar_length(self, bar_index: int, length: float) -> None:
+        """Change a bar's length (keeping its centre and angle)."""
+        i = self._check_bar(bar_index, "bar_index")
+        L = check_positive(length, f"bar {i}: length")
+        data = self._draft()
+        data.bars[i].length = L
+        self._commit(data, "bar length")
+
+    def set_bar_mass(self, bar_index: int, mass: float) -> None:
+        """Change a bar's mass."""
+        i = self._check_bar(bar_index, "bar_index")
+        m = check_positive(mass, f"bar {i}: mass")
+        data = self._draft()
+        data.bars[i].mass = m
+        self._commit(data, "bar mass")
+
+    def set_g(self, g: float) -> None:
+        """Set the gravitational acceleration (acting along −y)."""
+        value = check_real(g, "g")
+        data = self._draft()
+        data.g = value
+        self._commit(data, "g")
+
+    # ------------------------------------------------------------------ joints, supports, loads
+    def _validated_joint(self, bar_index: Any, s: Any, data: ModelData, j: int) -> Joint:
+        try:
+            bars, ss = list(bar_index), list(s)
+        except TypeError:
+            raise ValueError(f"joint {j}: bar_index and s must be lists") from None
+        if len(bars) < 2:
+            raise ValueError(f"joint {j}: a joint needs at least two bars, got {len(bars)}")
+        if len(ss) != len(bars):
+            raise ValueError(f"joint {j}: {len(bars)} bars but {len(ss)} values of s; give one "
+                             "s per bar")
+        idx = [self._check_bar(b, f"joint {j}: bar_index[{k}]", data) for k, b in enumerate(bars)]
+        if len(set(idx)) != len(idx):
+            raise ValueError(f"joint {j}: the same bar appears twice in {idx}")
+        vals = [check_s(v, f"joint {j}: s[{k}]") for k, v in enumerate(ss)]
+        return Joint(idx, vals)
+
+    def add_joint(self, bar_index: Sequence[int], s: Sequence[float]) -> int:
+        """Add a pin joint making the points ``s[k]`` of the bars ``bar_index[k]`` coincide.
+
+        Returns the joint's index.
+        """
+        data = self._draft()
+        j = len(data.joints)
+        data.joints.append(self._validated_joint(bar_index, s, data, j))
+        self._commit(data, "joint added")
+        return j
+
+    def set_joint(self, joint_index: int, bar_index: Sequence[int] | None = None,
+                  s: Sequence[float] | None = None) -> None:
+        """Change the bars and/or points of a joint."""
+        data = self._draft()
+        j = self._check_index(joint_index, data.joints, "joint")
+        old = data.joints[j]
+        new = self._validated_joint(old.bars if bar_index is None else bar_index,
+                                    old.s if s is None else s, data, j)
+        data.joints[j] = new
+        self._commit(data, "joint")
+
+    def _validated_support(self, bar_index, s, dof_in_x, dof_in_y, x, y, data, k) -> Support:
+        i = self._check_bar(bar_index, f"support {k}: bar_index", data)
+        sv = check_s(s, f"support {k}: s")
+        fx = check_flag(dof_in_x, f"support {k}: dof_in_x")
+        fy = check_flag(dof_in_y, f"support {k}: dof_in_y")
+        if fx and fy:
+            raise ValueError(f"support {k}: dof_in_x and dof_in_y are both True, so it would "
+                             "constrain nothing; fix at least one direction")
+        if x is None or y is None:
+            b = self._posed(i, f"support {k}: default position", data)
+            px, py = b.point(sv)
+            x = px if x is None else x
+            y = py if y is None else y
+        return Support(i, sv, fx, fy, check_real(x, f"support {k}: x"),
+                       check_real(y, f"support {k}: y"))
+
+    def add_support(self, bar_index: int, s: float, dof_in_x: bool, dof_in_y: bool,
+                    x: float | None = None, y: float | None = None) -> int:
+        """Add a support (pin, or roller when one direction is free) at the point ``s``.
+
+        ``dof_in_x`` / ``dof_in_y`` True leaves that direction free. The support position
+        defaults to the point's initial position.
+
+        Raises
+        ------
+        ValueError
+            If the position is defaulted but the bar has no initial pose, or on bad input.
+        """
+        data = self._draft()
+        k = len(data.supports)
+        data.supports.append(self._validated_support(bar_index, s, dof_in_x, dof_in_y, x, y,
+                                                     data, k))
+        self._commit(data, "support added")
+        return k
+
+    def set_support(self, support_index: int, *, x: float | None = None, y: float | None = None,
+                    s: float | None = None, dof_in_x: bool | None = None,
+                    dof_in_y: bool | None = None) -> None:
+        """Change a support's position, point or free directions."""
+        data = self._draft()
+        k = self._check_index(support_index, data.supports, "support")
+        o = data.supports[k]
+        data.supports[k] = self._validated_support(
+            o.bar, o.s if s is None else s, o.free_x if dof_in_x is None else dof_in_x,
+            o.free_y if dof_in_y is None else dof_in_y, o.x if x is None else x,
+            o.y if y is None else y, data, k)
+        self._commit(data, "support")
+
+    def add_external_force(self, bar_index: int, s: float, fx: float, fy: float,
+                           torque: float = 0.0) -> int:
+        """Add a constant point load ``(fx, fy)`` at ``s`` on a bar and a torque
+        (counter-clockwise positive). Returns the force's index."""
+        data = self._draft()
+        k = len(data.forces)
+        i = self._check_bar(bar_index, f"force {k}: bar_index", data)
+        f = Force(i, check_s(s, f"force {k}: s"), check_real(fx, f"force {k}: fx"),
+                  check_real(fy, f"force {k}: fy"), check_real(torque, f"force {k}: torque"))
+        data.forces.append(f)
+        self._commit(data, "force added")
+        return k
+
+    def set_force(self, force_index: int, *, fx: float | None = None, fy: float | None = None,
+                  torque: float | None = None, s: float | None = None) -> None:
+        """Change a force's components, torque or point of application."""
+        data = self._draft()
+        k = self._check_index(force_index, data.forces, "force")
+        f = data.forces[k]
+        if fx is not None:
+            f.fx = check_real(fx, f"force {k}: fx")
+        if fy is not None:
+            f.fy = check_real(fy, f"force {k}: fy")
+        if torque is not None:
+            f.torque = check_real(torque, f"force {k}: torque")
+        if s is not None:
+            f.s = check_s(s, f"force {k}: s")
+        self._commit(data, "force")
+
+    # ------------------------------------------------------------------ removing
+    def remove_bar(self, bar_index: int) -> dict:
+        """Remove a bar and what depends on it; higher bar indices shift down by one.
+
+        Supports and forces on the bar are removed; the bar leaves its joints, and joints
+        left with fewer than two bars are removed. Returns what was removed.
+        """
+        data = self._draft()
+        i = self._check_bar(bar_index, "bar_index", data)
+        removed = {"bar": i, "joints": [], "supports": [], "forces": []}
+        del data.bars[i]
+
+        def shift(b):
+            return b - 1 if b > i else b
+
+        joints = []
+        for j, jt in enumerate(data.joints):
+            keep = [(b, s) for b, s in zip(jt.bars, jt.s, strict=True) if b != i]
+            if len(keep) < 2:
+                removed["joints"].append(j)
+                continue
+            joints.append(Joint([shift(b) for b, _ in keep], [s for _, s in keep]))
+        data.joints = joints
+        sup = []
+        for k, sp in enumerate(data.supports):
+            if sp.bar == i:
+                removed["supports"].append(k)
+            else:
+                sp.bar = shift(sp.bar)
+                sup.append(sp)
+        data.supports = sup
+        frc = []
+        for k, f in enumerate(data.forces):
+            if f.bar == i:
+                removed["forces"].append(k)
+            else:
+                f.bar = shift(f.bar)
+                frc.append(f)
+        data.forces = frc
+        self._commit(data, "bar removed")
+        return removed
+
+    def remove_joint(self, joint_index: int) -> None:
+        """Remove a joint (later joints shift down by one)."""
+        data = self._draft()
+        del data.joints[self._check_index(joint_index, data.joints, "joint")]
+        self._commit(data, "joint removed")
+
+    def remove_support(self, support_index: int) -> None:
+        """Remove a support (later supports shift down by one)."""
+        data = self._draft()
+        del data.supports[self._check_index(support_index, data.supports, "support")]
+        self._commit(data, "support removed")
+
+    def remove_force(self, force_index: int) -> None:
+        """Remove an external force (later forces shift down by one)."""
+        data = self._draft()
+        del data.forces[self._check_index(force_index, data.forces, "force")]
+        self._commit(data, "force removed")
+
+    def clear(self) -> None:
+        """Remove all bars, joints, supports, and forces (g and tolerance are kept)."""
+        data = ModelData(g=self._data.g)
+        self.F, self.q, self.qd = [], [], []
+        self._commit(data, "cleared")
+
+    # ------------------------------------------------------------------ joints from geometry
+    def infer_joints(self) -> int:
+        """Add joints where bars meet in their initial poses; returns the total joint count.
+
+        Intersections anywhere along the bars count; bars meeting at one point form one joint;
+        a point already joined gets only the missing bars added (no duplicate joints).
+        """
+        data = self._draft()
+        for i in range(len(data.bars)):
+            self._posed(i, "infer_joints", data)
+        eps = 1e-9
+        for P, inc in geo.intersections(data.bars, eps):
+            scale = max(1.0, float(np.max(np.abs(P))))
+            existing = None
+            for jt in data.joints:
+                b0, s0 = jt.bars[0], jt.s[0]
+                if np.linalg.norm(np.array(data.bars[b0].point(s0)) - P) <= eps * scale * 10:
+                    existing = jt
+                    break
+            if existing is None:
+                bars = [b for b, _ in inc]
+                data.joints.append(Joint(bars, [float(s) for _, s in inc]))
+            else:
+                for b, s in inc:
+                    if b not in existing.bars:
+                        existing.bars.append(b)
+                        existing.s.append(float(s))
+        self._commit(data, "joints inferred")
+        return len(data.joints)
+
+    # ------------------------------------------------------------------ state
+    def get_initial_state(self) -> list[float]:
+        """Return ``[x_0, y_0, θ_0, ..., xd_0, yd_0, θd_0, ...]``: all coordinates, then all
+        velocities."""
+        q, qd = [], []
+        for i, b in enumerate(self._data.bars):
+            self._posed(i, "get_initial_state")
+            q.extend(b.pose)
+            qd.extend(b.velocity)
+        return q + qd
+
+    def set_initial_state(self, initial_state: Sequence[float]) -> list[float]:
+        """Set all bar poses and velocities from a state ``[q..., qd...]``; returns it."""
+        n = self.n_bars
+        try:
+            arr = np.asarray(initial_state, dtype=float)
+        except (TypeError, ValueError):
+            raise ValueError("initial_state must be a sequence of real numbers") from None
+        if arr.ndim != 1 or arr.shape[0] != 6 * n:
+            raise ValueError(f"initial_state: expected {6 * n} values (6 per bar for {n} bars: "
+                             f"all q then all qd), got shape {arr.shape}")
+        bad = np.nonzero(~np.isfinite(arr))[0]
+        if bad.size:
+            raise ValueError(f"initial_state: entries {bad.tolist()} are not finite")
+        data = self._draft()
+        for i, b in enumerate(data.bars):
+            b.pose = tuple(float(v) for v in arr[3 * i:3 * i + 3])
+            b.velocity = tuple(float(v) for v in arr[3 * n + 3 * i:3 * n + 3 * i + 3])
+        self._commit(data, "state")
+        return arr.tolist()
+
+    # ------------------------------------------------------------------ compiled code
+    def compiled(self, tol: float | None = None, purpose: str = "interactive") -> CompiledSystem:
+        """The compiled system of the current topology (built on first use, then cached)."""
+        opts = default_compile_options(3 * self.n_bars, purpose)
+        key = (topology_key(self._data), tol, tuple(sorted(opts.items())))
+        cs = self._cache.get(key)
+        if cs is None:
+            if self.n_bars == 0:
+                raise ValueError("the model has no bars; add a bar first")
+            cs = compile_system(self._data, tol, opts)
+            self._cache[key] = cs
+            while len(self._cache) > self.cache_size:
+                self._cache.popitem(last=False)
+        else:
+            self._cache.move_to_end(key)
+        return cs
+
+    def _geometry_fn(self, cs: CompiledSystem, pars: np.ndarray):
+        return lambda q: evaluate_geometry(cs, q, pars)
+
+    def _mass_diag(self) -> np.ndarray:
+        return np.array([w for b in self._data.bars
+                         for w in (b.mass, b.mass, b.mass * b.length ** 2 / 12.0)])
+
+    def check_constraint_fulfillment(self, state: Sequence[float]) -> ConstraintCheck:
+        """Evaluate the constraint residuals at ``state = [q..., qd...]``.
+
+        Returns
+        -------
+        ConstraintCheck
+            dict with ``labels``, ``position`` (:math:`F(q)` per row), ``velocity``
+            (:math:`J\\dot q` per row), their maxima, ``tolerance`` and ``satisfied`` (both
+            maxima within :attr:`tolerance`).
+        """
+        n = self.n_coordinates
+        arr = np.asarray(state, dtype=float)
+        if arr.shape != (2 * n,):
+            raise ValueError(f"state: expected {2 * n} values ([q, qd] for {self.n_bars} bars), "
+                             f"got shape {arr.shape}")
+        cs = self.compiled()
+        F, J = evaluate_geometry(cs, arr[:n], self.parameter_values())
+        v = J @ arr[n:]
+        mp = float(np.max(np.abs(F))) if F.size else 0.0
+        mv = float(np.max(np.abs(v))) if v.size else 0.0
+        return ConstraintCheck(labels=cs.symbolic.labels, position=F, velocity=v,
+                               max_position=mp, max_velocity=mv, tolerance=self.tolerance,
+                               satisfied=bool(mp <= self.tolerance and mv <= self.tolerance))
+
+    def degrees_of_freedom(self) -> int:
+        """:math:`n - \\operatorname{rank} J` at the initial pose."""
+        cs = self.compiled()
+        _, J = evaluate_geometry(cs, np.array(self.get_initial_state()[:self.n_coordinates]),
+                                 self.parameter_values())
+        rank, _ = geo.dependent_rows(J)
+        return self.n_coordinates - rank
+
+    def assemble(self, max_iter: int = 50) -> dict:
+        """Move the initial poses the least needed to satisfy every constraint.
+
+        Gauss–Newton with minimum-norm steps from the drawn pose (metric
+        :math:`Δx^2 + Δy^2 + (LΔθ)^2` per bar), so the result stays on the drawn branch;
+        then the velocities are projected onto :math:`J\\dot q = 0`.
+
+        Returns
+        -------
+        dict
+            ``moved`` (per bar: its ``(Δx, Δy, Δθ)``), ``max_move``, ``residual``,
+            ``iterations_ok``.
+
+        Raises
+        ------
+        ValueError
+            Naming the constraints that cannot be met; the model is then unchanged.
+        """
+        cs = self.compiled()
+        pars = self.parameter_values()
+        n = self.n_coordinates
+        state = np.array(self.get_initial_state())
+        q0 = state[:n]
+        w = geo.coordinate_weights(self._data.bars)
+        q, F, ok = geo.project_positions(q0, self._geometry_fn(cs, pars), w,
+                                         tol=0.01 * self.tolerance, max_iter=max_iter)
+        if not ok or (F.size and np.max(np.abs(F)) > self.tolerance):
+            worst = np.argsort(-np.abs(F))[:5]
+            names = [f"{cs.symbolic.labels[k]} (residual {abs(F[k]):.3g})" for k in worst
+                     if abs(F[k]) > self.tolerance]
+            raise ValueError("assemble: the constraints cannot all be met from this pose; "
+                             "worst: " + ", ".join(names))
+        _, J = evaluate_geometry(cs, q, pars)
+        qd = geo.project_velocities(state[n:], J, self._mass_diag())
+        new_state = np.concatenate([q, qd])
+        dq = (q - q0).reshape(-1, 3)
+        report = {"moved": {i: tuple(float(v) for v in dq[i]) for i in range(self.n_bars)
+                            if np.any(np.abs(dq[i]) > 0)},
+                  "max_move": float(np.max(np.abs(dq))) if dq.size else 0.0,
+                  "residual": float(np.max(np.abs(F))) if F.size else 0.0}
+        self.set_initial_state(new_state)
+        return report
+
+    def _consistent_start(self, cs: CompiledSystem, pars: np.ndarray) -> np.ndarray:
+        """Check the initial state: positions, redundancy, velocities (projected, warning)."""
+        n = self.n_coordinates
+        state = np.array(self.get_initial_state())
+        F, J = evaluate_geometry(cs, state[:n], pars)
+        labels = cs.symbolic.labels
+        if F.size:
+            bad = np.nonzero(np.abs(F) > self.tolerance)[0]
+            if bad.size:
+                parts = [f"{labels[k]} off by {F[k]:.3g}" for k in bad[:6]]
+                raise ValueError(
+                    "initial positions violate constraints: " + "; ".join(parts)
+                    + ("; ..." if bad.size > 6 else "")
+                    + f" (tolerance {self.tolerance:g}); fix the poses or call model.assemble()"
+                )
+            rank, rows = geo.dependent_rows(J)
+            if rows:
+                raise ValueError(
+                    f"redundant constraints: J has rank {rank} < {len(F)} rows at the initial "
+                    "pose; these rows are linearly dependent: "
+                    + ", ".join(labels[k] for k in rows)
+                    + ". Remove one of them (e.g. a support or joint that repeats another)"
+                )
+            v = J @ state[n:]
+            if np.max(np.abs(v)) > self.tolerance:
+                worst = int(np.argmax(np.abs(v)))
+                qd = geo.project_velocities(state[n:], J, self._mass_diag())
+                warnings.warn(
+                    f"initial velocities violate J qd = 0 (largest: {labels[worst]}, "
+                    f"{v[worst]:.3g}); they were projected onto the constraints (least change "
+                    "in kinetic-energy metric)", ConstraintWarning, stacklevel=3)
+                state[n:] = qd
+        return state
+
+    # ------------------------------------------------------------------ equations
+    def build_lagrange_eom(self, return_multipliers: bool = False, return_W: bool = False):
+        """Assemble the symbolic first-order system of the model, numeric data as constants.
+
+        The system can be passed straight to ``hy.taylor_adaptive(sys, state)`` with the state
+        from :meth:`get_initial_state`. Sets ``self.F`` (constraint residuals), ``self.q``
+        and ``self.qd`` (variables).
+
+        Returns
+        -------
+        list or tuple
+            As :func:`quivira.lagrange_eom`: ``sys``, ``(sys, lambda_mult)``, ``(sys, W)`` or
+            ``(sys, lambda_mult, W)``; multipliers in the order of ``self.F``.
+        """
+        sym = build_symbolic(self._data, use_pars=False)
+        parts = assemble_eom(sym.lagrangian, sym.F, sym.q, sym.qd, sym.Q_nc)
+        self.F, self.q, self.qd = list(sym.F), list(sym.q), list(sym.qd)
+        sys = ode_system(parts)
+        from ..lagrangian import _dense, _to_expr_array
+
+        extra = []
+        if return_multipliers:
+            extra.append(_to_expr_array(parts.lambda_mult))
+        if return_W:
+            extra.append(_dense(parts.W_rows, len(parts.lambda_mult)))
+        return (sys, *extra) if extra else sys
+
+    # ------------------------------------------------------------------ simulation
+    def simulate(self, t_end: float, n_points: int = 201, *, tol: float | None = None,
+                 projection: bool = False, singular_threshold: float = 1e-8,
+                 purpose: str = "interactive") -> Trajectory:
+        """Integrate the motion from the initial state over ``[0, t_end]``.
+
+        Uses ``hy.taylor_adaptive`` (cached by topology, data as runtime parameters) and
+        ``propagate_grid``; outputs are evaluated by one compiled function on all points.
+
+        Parameters
+        ----------
+        t_end : float
+            Final time (> 0).
+        n_points : int
+            Number of output times, evenly spaced including 0 and ``t_end``.
+        tol : float, optional
+            Integrator tolerance (heyoka's default, machine epsilon, when None).
+        projection : bool
+            Project positions and velocities onto the constraint manifold at every output
+            time (Gauss–Newton in the mass metric), removing drift on long runs.
+        singular_threshold : float
+            Stop when :math:`\\min_k d_k/W_{kk}` (see :class:`Trajectory`) falls below it.
+        purpose : {"interactive", "long"}
+            Compile options: fast compiling, or fast running.
+
+        Raises
+        ------
+        ValueError
+            Initial positions violate a constraint, or constraints are redundant.
+        SingularConfigurationError
+            A singular pose or non-finite state was met; carries ``t``, ``state`` and the
+            trajectory up to then.
+        """
+        t_end = check_positive(t_end, "t_end")
+        if isinstance(n_points, bool) or not isinstance(n_points, (int, np.integer)) \
+                or n_points < 2:
+            raise ValueError(f"n_points must be an integer >= 2, got {n_points!r}")
+        cs = self.compiled(tol, purpose)
+        pars = self.parameter_values()
+        state0 = self._consistent_start(cs, pars)
+        grid = np.linspace(0.0, t_end, int(n_points))
+        ta = cs.ta
+        ta.time = 0.0
+        ta.state[:] = state0
+        ta.pars[:] = pars[: len(ta.pars)]
+        monitor = _Monitor(cs, pars, singular_threshold)
+        if projection:
+            states, outcome = self._propagate_projected(cs, pars, grid, monitor)
+        else:
+            res = ta.propagate_grid(grid, callback=monitor)
+            outcome, states = res[0], res[5]
+        n_valid = int(np.sum(grid <= ta.time)) if outcome != hy.taylor_outcome.time_limit \
+            else len(grid)
+        states = np.asarray(states[:n_valid])
+        finite = np.all(np.isfinite(states), axis=1)
+        if not np.all(finite):
+            n_valid = int(np.argmin(finite))
+            states = states[:n_valid]
+        traj = self._trajectory(cs, pars, grid[:n_valid], states)
+        if outcome not in (hy.taylor_outcome.time_limit, hy.taylor_outcome.success):
+            reason = monitor.reason or (
+                "non-finite state" if outcome == hy.taylor_outcome.err_nf_state
+                else f"integrator stopped ({outcome})")
+            t_last, s_last = monitor.last_valid(traj)
+            raise SingularConfigurationError(reason, t_last, s_last, traj)
+        return traj
+
+    def _propagate_projected(self, cs, pars, grid, monitor):
+        ta = cs.ta
+        n = self.n_coordinates
+        w = geo.coordinate_weights(self._data.bars)
+        Mdiag = self._mass_diag()
+        geom = self._geometry_fn(cs, pars)
+        out = np.full((len(grid), 2 * n), np.nan)
+        out[0] = ta.state
+        outcome = hy.taylor_outcome.time_limit
+        for k in range(1, len(grid)):
+            outcome = ta.propagate_until(grid[k], callback=monitor)[0]
+            if outcome != hy.taylor_outcome.time_limit:
+                break
+            s = ta.state.copy()
+            q, F, ok = geo.project_positions(s[:n], geom, w, tol=1e-15, max_iter=5)
+            _, J = geom(q)
+            qd = geo.project_velocities(s[n:], J, Mdiag)
+            ta.state[:n] = q
+            ta.state[n:] = qd
+            out[k] = ta.state
+        return out, outcome
+
+    def _trajectory(self, cs, pars, t, states) -> Trajectory:
+        n = self.n_coordinates
+        o = evaluate_outputs(cs, states.reshape(-1, 2 * n), pars)
+        reactions = reactions_from_multipliers(o["lambda_mult"], cs.symbolic.row_owner,
+                                               self._data.joints)
+        return Trajectory(
+            t=t, q=states[:, :n].copy(), qd=states[:, n:].copy(),
+            lambda_mult=o["lambda_mult"], constraint_labels=list(cs.symbolic.labels),
+            kinetic_energy=o["kinetic_energy"], potential_energy=o["potential_energy"],
+            position_residual=o["position_residual"], velocity_residual=o["velocity_residual"],
+            singularity=o["singularity"], reactions=reactions,
+            info={"decomposition_size": cs.decomposition_size, "tol": cs.ta.tol,
+                  "order": cs.ta.order, **cs.timings},
+        )
+
+    # ------------------------------------------------------------------ numbers at a state
+    def matrices(self, state: Sequence[float] | None = None) -> dict:
+        """Numeric ``M``, ``J``, ``W = J M⁻¹ Jᵀ`` and ``lambda_mult`` at a state (default:
+        the initial state), with the rank of J and the degrees of freedom."""
+        n = self.n_coordinates
+        arr = np.asarray(self.get_initial_state() if state is None else state, dtype=float)
+        if arr.shape != (2 * n,):
+            raise ValueError(f"state: expected {2 * n} values, got shape {arr.shape}")
+        cs = self.compiled()
+        pars = self.parameter_values()
+        _, J = evaluate_geometry(cs, arr[:n], pars)
+        Md = self._mass_diag()
+        W = (J / Md[None, :]) @ J.T
+        o = evaluate_outputs(cs, arr[None, :], pars)
+        rank, _ = geo.dependent_rows(J)
+        return {"M": np.diag(Md), "J": J, "W": W, "lambda_mult": o["lambda_mult"][0],
+                "labels": list(cs.symbolic.labels), "rank_J": rank, "dof": n - rank,
+                "singularity": float(o["singularity"][0])}
+
+    # ------------------------------------------------------------------ output
+    def print_model(self) -> None:
+        """Print a readable summary of bars, joints, supports, forces and g."""
+        print(self.summary())
+
+    def summary(self) -> str:
+        """The text printed by :meth:`print_model`."""
+        d = self._data
+        lines = [f"bar_joint_model: {len(d.bars)} bars, {len(d.joints)} joints, "
+                 f"{len(d.supports)} supports, {len(d.forces)} forces, g = {d.g:g}"]
+        for i, b in enumerate(d.bars):
+            pose = "pose not set" if b.pose is None else (
+                f"centre ({b.pose[0]:.4g}, {b.pose[1]:.4g}), θ = {b.pose[2]:.4g} rad")
+            lines.append(f"  bar {i}: L = {b.length:g}, m = {b.mass:g}, {pose}, "
+                         f"velocity {tuple(round(v, 6) for v in b.velocity)}")
+        for j, jt in enumerate(d.joints):
+            pts = ", ".join(f"bar {b} at s = {s:g}" for b, s in zip(jt.bars, jt.s, strict=True))
+            lines.append(f"  joint {j}: {pts}")
+        for k, sp in enumerate(d.supports):
+            kind = "pin" if not (sp.free_x or sp.free_y) else (
+                "roller, free in x" if sp.free_x else "roller, free in y")
+            lines.append(f"  support {k}: {kind}, bar {sp.bar} at s = {sp.s:g}, "
+                         f"at ({sp.x:.4g}, {sp.y:.4g})")
+        for k, f in enumerate(d.forces):
+            lines.append(f"  force {k}: bar {f.bar} at s = {f.s:g}, (fx, fy) = ({f.fx:g}, "
+                         f"{f.fy:g}), torque {f.torque:g}")
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        d = self._data
+        return (f"<bar_joint_model: {len(d.bars)} bars, {len(d.joints)} joints, "
+                f"{len(d.supports)} supports, {len(d.forces)} forces>")
+
+    # ------------------------------------------------------------------ persistence
+    def to_dict(self) -> dict:
+        """The model as plain JSON-ready data (with ``format_version``)."""
+        return persistence.to_dict(self._data, self.tolerance)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> bar_joint_model:
+        """A new model from :meth:`to_dict` data; malformed data raise ValueError."""
+        data, tolerance = persistence.from_dict(d)
+        model = cls(tolerance)
+        model._data = data
+        return model
+
+    def save(self, path: str | Path) -> None:
+        """Write the model to a JSON file."""
+        Path(path).write_text(json.dumps(self.to_dict(), indent=1))
+
+    @classmethod
+    def load(cls, path: str | Path) -> bar_joint_model:
+        """Read a model written by :meth:`save`; a malformed file raises ValueError."""
+        try:
+            d = json.loads(Path(path).read_text())
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{path}: not a valid JSON model file ({exc})") from None
+        return cls.from_dict(d)
+
+
+class _Monitor:
+    """Step callback: stops the integration at a singular pose or a non-finite state."""
+
+    def __init__(self, cs: CompiledSystem, pars: np.ndarray, threshold: float):
+        self.cs = cs
+        self.pars = pars
+        self.threshold = threshold
+        self.reason: str | None = None
+        self.last_t = 0.0
+        self.last_state = np.array(cs.ta.state)
+        self.active = cs.m > 0 and threshold > 0
+
+    def __call__(self, ta) -> bool:
+        s = ta.state
+        if not np.all(np.isfinite(s)):
+            self.reason = "non-finite state"
+            return False
+        if self.active:
+            sing = evaluate_outputs(self.cs, s[None, :], self.pars)["singularity"][0]
+            if not sing > self.threshold:
+                self.reason = (f"near-singular pose: min pivot ratio of W {sing:.3g} below "
+                               f"{self.threshold:g}")
+                return False
+        self.last_t = ta.time
+        self.last_state = s.copy()
+        return True
+
+    def last_valid(self, traj: Trajectory) -> tuple[float, np.ndarray]:
+        return self.last_t, self.last_state
+
+
+BarJointModel = bar_joint_model
