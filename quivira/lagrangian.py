@@ -46,6 +46,7 @@ from ._entries import (
     flat_sum,
     is_zero,
 )
+from .constraint_rows import holonomic_rows, velocity_rows
 from .linalg import LUFactorization, gaussian_factorize, solve_sparse
 
 __all__ = [
@@ -257,13 +258,15 @@ def _as_jacobian(J: Any, n: int) -> np.ndarray:
 # ----------------------------------------------------------------------------------------
 
 
-def _constrain(M_fac: LUFactorization, qdd_a: list, J_rows: list[dict[int, Any]], Jdqd: list):
+def _constrain(M_fac: LUFactorization, qdd_a: list, J_rows: list[dict[int, Any]], Jdqd: list,
+               W_shift: dict[int, Any] | None = None):
     """Apply the constraints to the applied accelerations.
 
     Returns ``(qdd, lambda_mult, W_rows, W_fac)`` (lists, and the LU factorization of ``W``,
     ``None`` without constraints), with
     :math:`G = M^{-1}J^T`, :math:`W = J G`, :math:`W\\lambda = -(J\\ddot q_a + \\dot J\\dot q)`,
-    :math:`\\ddot q = \\ddot q_a + G\\lambda`.
+    :math:`\\ddot q = \\ddot q_a + G\\lambda`. ``W_shift`` adds terms to diagonal entries of
+    ``W`` (used to switch rows off: a row scaled by 0 with a shift of 1 gives λ = 0).
     """
     n = M_fac.n
     m = len(J_rows)
@@ -293,6 +296,8 @@ def _constrain(M_fac: LUFactorization, qdd_a: list, J_rows: list[dict[int, Any]]
                     W_rows[k][ell] = w
                     if ell != k:
                         W_rows[ell][k] = w
+    for k, shift in (W_shift or {}).items():
+        W_rows[k][k] = flat_sum([W_rows[k].get(k, 0.0), shift])
     rhs = []
     for k in range(m):
         terms = [x * qdd_a[j] for j, x in J_rows[k].items() if not is_zero(qdd_a[j])]
@@ -399,6 +404,7 @@ def lagrange_eom(
     *,
     return_multipliers: bool = False,
     return_W: bool = False,
+    velocity_constraints: Sequence | None = None,
 ) -> list | tuple:
     """Assemble the first-order ODE system of the constrained Lagrangian dynamics.
 
@@ -428,6 +434,16 @@ def lagrange_eom(
         Also return the multipliers :math:`\\lambda` (1-D, in the order of ``F``).
     return_W : bool, optional
         Also return the Delassus matrix :math:`W = J M^{-1} J^T`.
+    velocity_constraints : sequence of heyoka.expression, optional
+        Extension beyond the spec: non-holonomic rows :math:`A(q, t)\\dot q + b(q, t) = 0`
+        (linear in the velocities), appended after the rows of ``F``; their multipliers
+        follow those of ``F`` and :math:`A^T\\lambda` is their generalized force.
+
+    Notes
+    -----
+    ``F`` may depend on time (``hy.time``, rheonomic constraints such as a driven crank
+    :math:`θ - ωt = 0`); the acceleration equation then includes
+    :math:`2\\,\\partial J/\\partial t\\,\\dot q + \\partial^2 F/\\partial t^2`.
 
     Returns
     -------
@@ -442,7 +458,7 @@ def lagrange_eom(
     ZeroDivisionError
         If ``M`` is singular in structure or ``W`` meets a structurally zero pivot.
     """
-    parts = assemble_eom(lagrangian, F, q, qd, Q_nc)
+    parts = assemble_eom(lagrangian, F, q, qd, Q_nc, velocity_constraints=velocity_constraints)
     q, qd, n = parts.q, parts.qd, len(parts.q)
     qdd, lam, W_rows = parts.qdd, parts.lambda_mult, parts.W_rows
     sys = [(q[i], qd[i]) for i in range(n)]
@@ -463,7 +479,9 @@ class EOMParts:
 
     ``M_rows``, ``J_rows`` and ``W_rows`` map column indices to non-zero entries; ``qdd_a`` are
     the applied accelerations, ``qdd`` the constrained ones, ``W_fac`` the LU factorization of
-    ``W`` (its pivots monitor singular poses), ``None`` without constraints.
+    ``W`` (its pivots monitor singular poses), ``None`` without constraints;
+    ``velocity_residual`` the row-wise :math:`\\dot F` (or :math:`g` for velocity rows) and
+    ``n_holonomic`` the number of holonomic rows (they come first).
     """
 
     q: list
@@ -477,6 +495,8 @@ class EOMParts:
     lambda_mult: list
     W_rows: list
     W_fac: LUFactorization | None
+    velocity_residual: list
+    n_holonomic: int
 
 
 def assemble_eom(
@@ -485,10 +505,15 @@ def assemble_eom(
     q: Sequence[hy.expression],
     qd: Sequence[hy.expression],
     Q_nc: Any = None,
+    *,
+    velocity_constraints: Sequence | None = None,
+    W_shift: dict[int, Any] | None = None,
 ) -> EOMParts:
     """Validate the inputs of :func:`lagrange_eom` and build all intermediate quantities.
 
-    See the module docstring for the equations; returns an :class:`EOMParts`.
+    See the module docstring for the equations; returns an :class:`EOMParts`. Rows are the
+    holonomic ones (``F``, possibly depending on ``hy.time``) followed by the velocity
+    constraints (see :mod:`quivira.constraint_rows`).
     """
     L = _check_scalar_expression(lagrangian, "lagrangian")
     q = as_variables(q, "q")
@@ -502,6 +527,12 @@ def assemble_eom(
     if F is None or isinstance(F, hy.expression):
         raise ValueError("F: expected a sequence of constraint residuals (use [] for none)")
     F_list = list(as_vector(list(F), "F")) if len(F) else []
+    G_list = []
+    if velocity_constraints is not None:
+        if isinstance(velocity_constraints, hy.expression):
+            raise ValueError("velocity_constraints: expected a sequence of expressions")
+        G_list = list(as_vector(list(velocity_constraints), "velocity_constraints")) \
+            if len(velocity_constraints) else []
     M_rows, f = _lagrangian_terms(L, q, qd)
     if Q_nc is not None:
         Q = as_vector(Q_nc, "Q_nc", n)
@@ -519,7 +550,9 @@ def assemble_eom(
             f"kinetic energy? ({exc})"
         ) from None
     qdd_a = solve_sparse(M_fac, f)
-    J_rows = _jacobian_rows(F_list, q)
-    Jdqd = _jdqd_rows(J_rows, q, qd)
-    qdd, lam, W_rows, W_fac = _constrain(M_fac, qdd_a, J_rows, Jdqd)
-    return EOMParts(q, qd, M_rows, f, J_rows, Jdqd, qdd_a, qdd, lam, W_rows, W_fac)
+    hol = holonomic_rows(F_list, q, qd)
+    vel = velocity_rows(G_list, q, qd)
+    J_rows, Jdqd = hol.a + vel.a, hol.c + vel.c
+    qdd, lam, W_rows, W_fac = _constrain(M_fac, qdd_a, J_rows, Jdqd, W_shift)
+    return EOMParts(q, qd, M_rows, f, J_rows, Jdqd, qdd_a, qdd, lam, W_rows, W_fac,
+                    hol.velocity_residual + vel.velocity_residual, len(F_list))

@@ -44,6 +44,12 @@ def parameter_layout(data: ModelData) -> list[tuple[tuple, float]]:
         out.append((("force", k, "fx"), f.fx))
         out.append((("force", k, "fy"), f.fy))
         out.append((("force", k, "torque"), f.torque))
+    for k, cc in enumerate(data.coordinate_constraints):
+        out.append((("cc", k, "active"), 1.0 if cc.active else 0.0))
+        for r, v in enumerate(cc.offset):
+            out.append((("cc", k, "offset", r), v))
+    for k, ke in enumerate(data.knife_edges):
+        out.append((("knife", k, "s"), ke.s))
     return out
 
 
@@ -54,7 +60,16 @@ def topology_key(data: ModelData) -> tuple:
         tuple(tuple(j.bars) for j in data.joints),
         tuple((s.bar, s.free_x, s.free_y) for s in data.supports),
         tuple(f.bar for f in data.forces),
+        tuple((c.bar0, c.bar1, _frozen(c.X0), _frozen(c.X1), _frozen(c.Y0), _frozen(c.Y1),
+               c.n_rows, c.velocity_level) for c in data.coordinate_constraints),
+        tuple((tuple(str(e) for e in u.exprs), u.velocity_level)
+              for u in data.user_constraints),
+        tuple(ke.bar for ke in data.knife_edges),
     )
+
+
+def _frozen(mat):
+    return None if mat is None else tuple(tuple(r) for r in mat)
 
 
 def coordinate_names(n_bars: int) -> tuple[list[str], list[str]]:
@@ -77,8 +92,12 @@ class SymbolicModel:
     kinetic: hy.expression
     potential: hy.expression
     n_params: int
-    #: per constraint row: ("joint", j, bar) or ("support", k, bar), and its axis "x"/"y"
+    #: per constraint row: (kind, index, bar or None, axis or row number)
     row_owner: list[tuple]
+    #: velocity-level rows A(q, t) qd + b = 0, after the rows of F
+    G: list
+    #: diagonal shifts of W switching rows off (coordinate constraints' active flag)
+    W_shift: dict
 
 
 def build_symbolic(data: ModelData, *, use_pars: bool = True) -> SymbolicModel:
@@ -138,6 +157,66 @@ def build_symbolic(data: ModelData, *, use_pars: bool = True) -> SymbolicModel:
             labels.append(f"support {k} · y")
             owners.append(("support", k, sp.bar, "y"))
 
+    W_shift: dict = {}
+    G, G_labels, G_owners, G_shift = [], [], [], {}
+
+    def coordinate_rows(k, cc):
+        a = P("cc", k, "active")
+        vec = qd if cc.velocity_level else q
+        rows = []
+        for r in range(cc.n_rows):
+            terms = []
+            for bar, X, Y, sign in ((cc.bar1, cc.X1, cc.Y1, 1.0), (cc.bar0, cc.X0, cc.Y0, -1.0)):
+                if bar is None:
+                    continue
+                v = vec[3 * bar:3 * bar + 3]
+                for mat, power in ((X, 1), (Y, 2)):
+                    if mat is None:
+                        continue
+                    for j, coef in enumerate(mat[r]):
+                        if coef != 0.0:
+                            term = v[j] if power == 1 else v[j] * v[j]
+                            terms.append((sign * coef) * term)
+            terms.append(-P("cc", k, "offset", r))
+            rows.append(a * hy.sum(terms) if len(terms) > 1 else a * terms[0])
+        return rows, 1.0 - a
+
+    for k, cc in enumerate(data.coordinate_constraints):
+        rows, shift = coordinate_rows(k, cc)
+        for r, expr in enumerate(rows):
+            label = f"{cc.name} · row {r}"
+            if cc.velocity_level:
+                G_shift[len(G)] = shift
+                G.append(expr)
+                G_labels.append(label)
+                G_owners.append(("cc", k, None, r))
+            else:
+                W_shift[len(F)] = shift
+                F.append(expr)
+                labels.append(label)
+                owners.append(("cc", k, None, r))
+    for k, uc in enumerate(data.user_constraints):
+        for r, expr in enumerate(uc.exprs):
+            label = f"{uc.name} · row {r}"
+            if uc.velocity_level:
+                G.append(expr)
+                G_labels.append(label)
+                G_owners.append(("user", k, None, r))
+            else:
+                F.append(expr)
+                labels.append(label)
+                owners.append(("user", k, None, r))
+    for k, ke in enumerate(data.knife_edges):
+        i = ke.bar
+        vx, vy, om = qd[3 * i:3 * i + 3]
+        sl = P("knife", k, "s") * P("bar", i, "length")
+        G.append(hy.sum([-(sin_th[i] * vx), cos_th[i] * vy, sl * om]))
+        G_labels.append(f"{ke.name} · normal")
+        G_owners.append(("knife", k, i, "n"))
+    W_shift.update({len(F) + r: v for r, v in G_shift.items()})
+    labels += G_labels
+    owners += G_owners
+
     Q: list = [0.0] * (3 * n)
     Q_terms: list[list] = [[] for _ in range(3 * n)]
     for k, f in enumerate(data.forces):
@@ -169,4 +248,6 @@ def build_symbolic(data: ModelData, *, use_pars: bool = True) -> SymbolicModel:
         potential=potential,
         n_params=len(layout) if use_pars else 0,
         row_owner=owners,
+        G=G,
+        W_shift=W_shift,
     )

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import heyoka as hy
 import numpy as np
 
-from .._entries import as_expression, flat_sum
+from .._entries import as_expression
 from ..lagrangian import assemble_eom
 from .builder import SymbolicModel, build_symbolic
 from .components import ModelData
@@ -86,24 +86,27 @@ def compile_system(data: ModelData, tol: float | None, options: dict) -> Compile
     """Build and compile the integrator and output functions for the topology of ``data``."""
     t0 = time.perf_counter()
     sym = build_symbolic(data, use_pars=True)
-    parts = assemble_eom(sym.lagrangian, sym.F, sym.q, sym.qd, sym.Q_nc)
+    parts = assemble_eom(sym.lagrangian, sym.F, sym.q, sym.qd, sym.Q_nc,
+                         velocity_constraints=sym.G, W_shift=sym.W_shift)
     sys = ode_system(parts)
-    n, m = len(sym.q), len(sym.F)
+    n, m = len(sym.q), len(parts.lambda_mult)
     t1 = time.perf_counter()
     kwargs = dict(options)
     if tol is not None:
         kwargs["tol"] = tol
     ta = hy.taylor_adaptive(sys, [0.0] * (2 * n), **kwargs)  # pars: those the ODE uses
     t2 = time.perf_counter()
-    Jqd = [flat_sum([x * parts.qd[j] for j, x in row.items()]) for row in parts.J_rows]
     out_exprs = [as_expression(x) for x in parts.lambda_mult]
     out_exprs += [sym.kinetic, sym.potential]
-    out_exprs += [as_expression(x) for x in sym.F] + [as_expression(x) for x in Jqd]
+    pos_res = [as_expression(x) for x in sym.F] + [hy.expression(0.0)] * (m - len(sym.F))
+    out_exprs += pos_res + [as_expression(x) for x in parts.velocity_residual]
     out_exprs += singularity_measures(parts)
-    cf_opts = {"compact_mode": options.get("compact_mode", False)}
+    out_exprs += [as_expression(x) for x in parts.qdd]
+    cf_opts = {k: options[k] for k in ("compact_mode", "opt_level") if k in options}
+    cf_opts["batch_size"] = 1  # one scalar kernel: half the compile time of the SIMD pair
     outputs = hy.cfunc(out_exprs, vars=[*sym.q, *sym.qd], **cf_opts)
     pattern = [(k, j) for k, row in enumerate(parts.J_rows) for j in row]
-    geo_exprs = [as_expression(x) for x in sym.F]
+    geo_exprs = [as_expression(x) for x in pos_res]
     geo_exprs += [as_expression(parts.J_rows[k][j]) for k, j in pattern]
     geometry = hy.cfunc(geo_exprs or [hy.expression(0.0)], vars=list(sym.q), **cf_opts)
     t3 = time.perf_counter()
@@ -112,9 +115,15 @@ def compile_system(data: ModelData, tol: float | None, options: dict) -> Compile
                           timings)
 
 
-def evaluate_geometry(cs: CompiledSystem, q: np.ndarray, pars: np.ndarray):
-    """Return ``(F(q), J(q))`` as numpy arrays (``J`` dense ``(m, n)``)."""
-    vals = cs.geometry(np.asarray(q, dtype=float), pars=pars[: cs.geometry.nparams])
+def _time_kw(cf, t):
+    return {"time": t} if cf.is_time_dependent else {}
+
+
+def evaluate_geometry(cs: CompiledSystem, q: np.ndarray, pars: np.ndarray, t: float = 0.0):
+    """Return ``(F(q, t), J(q, t))`` as numpy arrays (``J`` dense ``(m, n)``; rows of velocity
+    constraints have ``F = 0`` and their ``A`` in ``J``)."""
+    vals = cs.geometry(np.asarray(q, dtype=float), pars=pars[: cs.geometry.nparams],
+                       **_time_kw(cs.geometry, t))
     F = vals[: cs.m].copy()
     J = np.zeros((cs.m, cs.n))
     for (k, j), v in zip(cs.J_pattern, vals[cs.m :], strict=True):
@@ -122,23 +131,30 @@ def evaluate_geometry(cs: CompiledSystem, q: np.ndarray, pars: np.ndarray):
     return F, J
 
 
-def evaluate_outputs(cs: CompiledSystem, states: np.ndarray, pars: np.ndarray) -> dict:
-    """Evaluate the outputs on ``states`` of shape ``(n_points, 2n)`` in one batch call."""
+def evaluate_outputs(cs: CompiledSystem, states: np.ndarray, pars: np.ndarray,
+                     t: np.ndarray | float = 0.0) -> dict:
+    """Evaluate the outputs on ``states`` of shape ``(n_points, 2n)`` at times ``t`` in one
+    batch call."""
     n_pts = states.shape[0]
     m = cs.m
     if n_pts == 0:
-        vals = np.zeros((0, 2 + 3 * m))
+        vals = np.zeros((0, 2 + 4 * m + cs.n))
     else:
         p = np.asarray(pars, dtype=float)[: cs.outputs.nparams]
         batch_pars = np.repeat(p[:, None], n_pts, axis=1)
-        vals = cs.outputs(np.ascontiguousarray(states.T), pars=batch_pars).T
+        kw = {}
+        if cs.outputs.is_time_dependent:
+            kw["time"] = np.broadcast_to(np.asarray(t, dtype=float), (n_pts,)).copy()
+        vals = cs.outputs(np.ascontiguousarray(states.T), pars=batch_pars, **kw).T
     lam = vals[:, :m]
     kin = vals[:, m]
     pot = vals[:, m + 1]
     pos = vals[:, m + 2 : 2 * m + 2]
     vel = vals[:, 2 * m + 2 : 3 * m + 2]
-    sing = vals[:, 3 * m + 2 :]
+    sing = vals[:, 3 * m + 2 : 4 * m + 2]
+    qdd = vals[:, 4 * m + 2 :]
     return {
+        "qdd": qdd,
         "lambda_mult": lam,
         "kinetic_energy": kin,
         "potential_energy": pot,

@@ -112,6 +112,53 @@ class Force:
 
 
 @dataclass
+class CoordinateConstraint:
+    """Exudyn-style coordinate-vector constraint between the ``(x, y, θ)`` of two bars.
+
+    .. math:: c = X_1 q_1 + Y_1 q_1^2 - X_0 q_0 - Y_0 q_0^2 - v_{off} = 0
+
+    (squares element-wise; ``None`` for a bar means ground; empty matrices are ``None``).
+    With ``velocity_level`` the same with velocities; ``active`` False makes the rows
+    :math:`\\lambda = 0`.
+    """
+
+    bar0: int | None
+    bar1: int | None
+    X0: list | None
+    X1: list | None
+    Y0: list | None
+    Y1: list | None
+    offset: list
+    velocity_level: bool
+    active: bool
+    name: str
+
+    @property
+    def n_rows(self) -> int:
+        """Number of equations."""
+        return len(self.offset)
+
+
+@dataclass
+class UserConstraint:
+    """Constraint rows given as heyoka expressions of the coordinates (and ``hy.time``);
+    with ``velocity_level`` rows linear in the velocities, :math:`A(q,t)\\dot q + b = 0`."""
+
+    exprs: list
+    name: str
+    velocity_level: bool = False
+
+
+@dataclass
+class KnifeEdge:
+    """A knife edge (skate) at the point ``s`` of a bar: no velocity across the bar there."""
+
+    bar: int
+    s: float
+    name: str
+
+
+@dataclass
 class ModelData:
     """Everything that defines a model; copied before edits so failed edits change nothing."""
 
@@ -119,4 +166,7 @@ class ModelData:
     joints: list[Joint] = field(default_factory=list)
     supports: list[Support] = field(default_factory=list)
     forces: list[Force] = field(default_factory=list)
+    coordinate_constraints: list[CoordinateConstraint] = field(default_factory=list)
+    user_constraints: list[UserConstraint] = field(default_factory=list)
+    knife_edges: list[KnifeEdge] = field(default_factory=list)
     g: float = 9.81

@@ -42,7 +42,13 @@ from .components import (
     check_real,
     check_s,
 )
-from .trajectory import SingularConfigurationError, Trajectory, reactions_from_multipliers
+from .constraint_api import ConstraintMethods
+from .trajectory import (
+    SingularConfigurationError,
+    Trajectory,
+    constraint_groups,
+    reactions_from_multipliers,
+)
 
 
 class ConstraintWarning(UserWarning):
@@ -58,7 +64,7 @@ class ConstraintCheck(dict):
         return bool(self["satisfied"])
 
 
-class bar_joint_model:  # noqa: N801 - name fixed by the API contract
+class bar_joint_model(ConstraintMethods):  # noqa: N801 - name fixed by the API contract
     """Assembly of articulated bars with joints, supports, and external loads.
 
     Parameters
@@ -433,8 +439,10 @@ class bar_joint_model:  # noqa: N801 - name fixed by the API contract
     def remove_bar(self, bar_index: int) -> dict:
         """Remove a bar and what depends on it; higher bar indices shift down by one.
 
-        Supports and forces on the bar are removed; the bar leaves its joints, and joints
-        left with fewer than two bars are removed. Returns what was removed.
+        Supports, forces and constraints on the bar are removed (user constraints that use
+        its coordinates too; the others are renamed to the shifted indices); the bar leaves
+        its joints, and joints left with fewer than two bars are removed. Returns what was
+        removed.
         """
         data = self._draft()
         i = self._check_bar(bar_index, "bar_index", data)
@@ -468,6 +476,37 @@ class bar_joint_model:  # noqa: N801 - name fixed by the API contract
                 f.bar = shift(f.bar)
                 frc.append(f)
         data.forces = frc
+        removed["constraints"] = []
+        kept_cc = []
+        for cc in data.coordinate_constraints:
+            if i in (cc.bar0, cc.bar1):
+                removed["constraints"].append(cc.name)
+                continue
+            cc.bar0 = None if cc.bar0 is None else shift(cc.bar0)
+            cc.bar1 = None if cc.bar1 is None else shift(cc.bar1)
+            kept_cc.append(cc)
+        data.coordinate_constraints = kept_cc
+        rename = {}
+        for b in range(i + 1, len(data.bars) + 1):
+            for c in ("x", "y", "th", "vx", "vy", "om"):
+                rename[f"{c}{b}"] = hy.expression(f"{c}{b - 1}")
+        mine = {f"{c}{i}" for c in ("x", "y", "th", "vx", "vy", "om")}
+        kept_uc = []
+        for uc in data.user_constraints:
+            if any(set(hy.get_variables(e)) & mine for e in uc.exprs):
+                removed["constraints"].append(uc.name)
+                continue
+            uc.exprs = [hy.subs(e, rename) for e in uc.exprs]
+            kept_uc.append(uc)
+        data.user_constraints = kept_uc
+        kept_ke = []
+        for ke in data.knife_edges:
+            if ke.bar == i:
+                removed["constraints"].append(ke.name)
+                continue
+            ke.bar = shift(ke.bar)
+            kept_ke.append(ke)
+        data.knife_edges = kept_ke
         self._commit(data, "bar removed")
         return removed
 
@@ -514,14 +553,15 @@ class bar_joint_model:  # noqa: N801 - name fixed by the API contract
                 if np.linalg.norm(np.array(data.bars[b0].point(s0)) - P) <= eps * scale * 10:
                     existing = jt
                     break
+            inc = [(b, _snap_s(s)) for b, s in inc]
             if existing is None:
                 bars = [b for b, _ in inc]
-                data.joints.append(Joint(bars, [float(s) for _, s in inc]))
+                data.joints.append(Joint(bars, [s for _, s in inc]))
             else:
                 for b, s in inc:
                     if b not in existing.bars:
                         existing.bars.append(b)
-                        existing.s.append(float(s))
+                        existing.s.append(s)
         self._commit(data, "joints inferred")
         return len(data.joints)
 
@@ -596,8 +636,9 @@ class bar_joint_model:  # noqa: N801 - name fixed by the API contract
             raise ValueError(f"state: expected {2 * n} values ([q, qd] for {self.n_bars} bars), "
                              f"got shape {arr.shape}")
         cs = self.compiled()
-        F, J = evaluate_geometry(cs, arr[:n], self.parameter_values())
-        v = J @ arr[n:]
+        pars = self.parameter_values()
+        F, _ = evaluate_geometry(cs, arr[:n], pars)
+        v = evaluate_outputs(cs, arr[None, :], pars)["velocity_residual"][0]
         mp = float(np.max(np.abs(F))) if F.size else 0.0
         mv = float(np.max(np.abs(v))) if v.size else 0.0
         return ConstraintCheck(labels=cs.symbolic.labels, position=F, velocity=v,
@@ -645,7 +686,9 @@ class bar_joint_model:  # noqa: N801 - name fixed by the API contract
             raise ValueError("assemble: the constraints cannot all be met from this pose; "
                              "worst: " + ", ".join(names))
         _, J = evaluate_geometry(cs, q, pars)
-        qd = geo.project_velocities(state[n:], J, self._mass_diag())
+        v = evaluate_outputs(cs, np.concatenate([q, state[n:]])[None, :],
+                             pars)["velocity_residual"][0]
+        qd = geo.project_velocities(state[n:], J, self._mass_diag(), v)
         new_state = np.concatenate([q, qd])
         dq = (q - q0).reshape(-1, 3)
         report = {"moved": {i: tuple(float(v) for v in dq[i]) for i in range(self.n_bars)
@@ -654,6 +697,12 @@ class bar_joint_model:  # noqa: N801 - name fixed by the API contract
                   "residual": float(np.max(np.abs(F))) if F.size else 0.0}
         self.set_initial_state(new_state)
         return report
+
+    def _active_rows(self, cs: CompiledSystem) -> np.ndarray:
+        """Mask of the constraint rows that are switched on."""
+        cc = self._data.coordinate_constraints
+        return np.array([not (o[0] == "cc" and not cc[o[1]].active)
+                         for o in cs.symbolic.row_owner], dtype=bool)
 
     def _consistent_start(self, cs: CompiledSystem, pars: np.ndarray) -> np.ndarray:
         """Check the initial state: positions, redundancy, velocities (projected, warning)."""
@@ -670,22 +719,23 @@ class bar_joint_model:  # noqa: N801 - name fixed by the API contract
                     + ("; ..." if bad.size > 6 else "")
                     + f" (tolerance {self.tolerance:g}); fix the poses or call model.assemble()"
                 )
-            rank, rows = geo.dependent_rows(J)
+            active = np.nonzero(self._active_rows(cs))[0]
+            rank, rows = geo.dependent_rows(J[active])
             if rows:
                 raise ValueError(
-                    f"redundant constraints: J has rank {rank} < {len(F)} rows at the initial "
-                    "pose; these rows are linearly dependent: "
-                    + ", ".join(labels[k] for k in rows)
+                    f"redundant constraints: J has rank {rank} < {len(active)} rows at the "
+                    "initial pose; these rows are linearly dependent: "
+                    + ", ".join(labels[active[k]] for k in rows)
                     + ". Remove one of them (e.g. a support or joint that repeats another)"
                 )
-            v = J @ state[n:]
+            v = evaluate_outputs(cs, state[None, :], pars)["velocity_residual"][0]
             if np.max(np.abs(v)) > self.tolerance:
                 worst = int(np.argmax(np.abs(v)))
-                qd = geo.project_velocities(state[n:], J, self._mass_diag())
+                qd = geo.project_velocities(state[n:], J, self._mass_diag(), v)
                 warnings.warn(
-                    f"initial velocities violate J qd = 0 (largest: {labels[worst]}, "
-                    f"{v[worst]:.3g}); they were projected onto the constraints (least change "
-                    "in kinetic-energy metric)", ConstraintWarning, stacklevel=3)
+                    f"initial velocities violate the velocity constraints (largest: "
+                    f"{labels[worst]}, {v[worst]:.3g}); they were projected onto them (least "
+                    "change in the kinetic-energy metric)", ConstraintWarning, stacklevel=3)
                 state[n:] = qd
         return state
 
@@ -704,7 +754,8 @@ class bar_joint_model:  # noqa: N801 - name fixed by the API contract
             ``(sys, lambda_mult, W)``; multipliers in the order of ``self.F``.
         """
         sym = build_symbolic(self._data, use_pars=False)
-        parts = assemble_eom(sym.lagrangian, sym.F, sym.q, sym.qd, sym.Q_nc)
+        parts = assemble_eom(sym.lagrangian, sym.F, sym.q, sym.qd, sym.Q_nc,
+                             velocity_constraints=sym.G, W_shift=sym.W_shift)
         self.F, self.q, self.qd = list(sym.F), list(sym.q), list(sym.qd)
         sys = ode_system(parts)
         from ..lagrangian import _dense, _to_expr_array
@@ -788,7 +839,6 @@ class bar_joint_model:  # noqa: N801 - name fixed by the API contract
         n = self.n_coordinates
         w = geo.coordinate_weights(self._data.bars)
         Mdiag = self._mass_diag()
-        geom = self._geometry_fn(cs, pars)
         out = np.full((len(grid), 2 * n), np.nan)
         out[0] = ta.state
         outcome = hy.taylor_outcome.time_limit
@@ -797,9 +847,15 @@ class bar_joint_model:  # noqa: N801 - name fixed by the API contract
             if outcome != hy.taylor_outcome.time_limit:
                 break
             s = ta.state.copy()
+
+            def geom(q, t=grid[k]):
+                return evaluate_geometry(cs, q, pars, t)
+
             q, F, ok = geo.project_positions(s[:n], geom, w, tol=1e-15, max_iter=5)
             _, J = geom(q)
-            qd = geo.project_velocities(s[n:], J, Mdiag)
+            v = evaluate_outputs(cs, np.concatenate([q, s[n:]])[None, :], pars,
+                                 grid[k])["velocity_residual"][0]
+            qd = geo.project_velocities(s[n:], J, Mdiag, v)
             ta.state[:n] = q
             ta.state[n:] = qd
             out[k] = ta.state
@@ -807,7 +863,7 @@ class bar_joint_model:  # noqa: N801 - name fixed by the API contract
 
     def _trajectory(self, cs, pars, t, states) -> Trajectory:
         n = self.n_coordinates
-        o = evaluate_outputs(cs, states.reshape(-1, 2 * n), pars)
+        o = evaluate_outputs(cs, states.reshape(-1, 2 * n), pars, t)
         reactions = reactions_from_multipliers(o["lambda_mult"], cs.symbolic.row_owner,
                                                self._data.joints)
         return Trajectory(
@@ -815,7 +871,8 @@ class bar_joint_model:  # noqa: N801 - name fixed by the API contract
             lambda_mult=o["lambda_mult"], constraint_labels=list(cs.symbolic.labels),
             kinetic_energy=o["kinetic_energy"], potential_energy=o["potential_energy"],
             position_residual=o["position_residual"], velocity_residual=o["velocity_residual"],
-            singularity=o["singularity"], reactions=reactions,
+            singularity=o["singularity"], qdd=o["qdd"], reactions=reactions,
+            constraint_groups=constraint_groups(self._data, cs.symbolic.row_owner),
             info={"decomposition_size": cs.decomposition_size, "tol": cs.ta.tol,
                   "order": cs.ta.order, **cs.timings},
         )
@@ -899,6 +956,14 @@ class bar_joint_model:  # noqa: N801 - name fixed by the API contract
         return cls.from_dict(d)
 
 
+def _snap_s(s: float, eps: float = 1e-12) -> float:
+    """Round a local coordinate within ``eps`` of -0.5, 0 or 0.5 to that value."""
+    for v in (-0.5, 0.0, 0.5):
+        if abs(s - v) <= eps:
+            return v
+    return float(s)
+
+
 class _Monitor:
     """Step callback: stops the integration at a singular pose or a non-finite state."""
 
@@ -917,7 +982,7 @@ class _Monitor:
             self.reason = "non-finite state"
             return False
         if self.active:
-            sing = evaluate_outputs(self.cs, s[None, :], self.pars)["singularity"][0]
+            sing = evaluate_outputs(self.cs, s[None, :], self.pars, ta.time)["singularity"][0]
             if not sing > self.threshold:
                 self.reason = (f"near-singular pose: min pivot ratio of W {sing:.3g} below "
                                f"{self.threshold:g}")

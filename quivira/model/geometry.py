@@ -107,13 +107,17 @@ def project_positions(q0: np.ndarray, geometry, weights: np.ndarray, *, tol: flo
     return q, F, bool(F.size == 0 or np.max(np.abs(F)) <= tol)
 
 
-def project_velocities(qd: np.ndarray, J: np.ndarray, M_diag: np.ndarray) -> np.ndarray:
-    """Return :math:`\\dot q - M^{-1}J^T W^{-1} J \\dot q` (mass-metric projection)."""
+def project_velocities(qd: np.ndarray, J: np.ndarray, M_diag: np.ndarray,
+                       residual: np.ndarray | None = None) -> np.ndarray:
+    """Return :math:`\\dot q - M^{-1}J^T W^{-1} r` with :math:`r = J\\dot q + b` the velocity
+    residual (default :math:`J\\dot q`): the least change in the mass metric that makes
+    :math:`J\\dot q + b = 0`."""
     if J.shape[0] == 0:
         return qd.copy()
     G = J.T / M_diag[:, None]
     W = J @ G
-    lam = np.linalg.lstsq(W, J @ qd, rcond=None)[0]
+    r = J @ qd if residual is None else residual
+    lam = np.linalg.lstsq(W, r, rcond=None)[0]
     return qd - G @ lam
 
 

@@ -8,14 +8,22 @@ for bit. Loading validates everything first and raises ValueError naming the fir
 
 from __future__ import annotations
 
+import base64
+import io
+import pickle
 from typing import Any
+
+import heyoka as hy
 
 from .components import (
     Bar,
+    CoordinateConstraint,
     Force,
     Joint,
+    KnifeEdge,
     ModelData,
     Support,
+    UserConstraint,
     check_flag,
     check_positive,
     check_real,
@@ -41,7 +49,45 @@ def to_dict(data: ModelData, tolerance: float) -> dict:
                       "x": s.x, "y": s.y} for s in data.supports],
         "forces": [{"bar": f.bar, "s": f.s, "fx": f.fx, "fy": f.fy, "torque": f.torque}
                    for f in data.forces],
+        "coordinate_constraints": [
+            {"bar0": c.bar0, "bar1": c.bar1, "X0": c.X0, "X1": c.X1, "Y0": c.Y0, "Y1": c.Y1,
+             "offset": list(c.offset), "velocity_level": c.velocity_level, "active": c.active,
+             "name": c.name} for c in data.coordinate_constraints],
+        "user_constraints": [
+            {"name": u.name, "velocity_level": u.velocity_level, "text": [str(e) for e in u.exprs],
+             "exprs": [expression_to_text(e) for e in u.exprs]} for u in data.user_constraints],
+        "knife_edges": [{"bar": k.bar, "s": k.s, "name": k.name} for k in data.knife_edges],
     }
+
+
+class _ExpressionUnpickler(pickle.Unpickler):
+    """Unpickles heyoka expressions and nothing else (no code can be run from a file)."""
+
+    def find_class(self, module: str, name: str):
+        if (module, name) == ("heyoka._core", "expression"):
+            return hy.expression
+        raise ValueError(f"model file: refusing to load {module}.{name} (only heyoka "
+                         "expressions are allowed)")
+
+
+def expression_to_text(e: hy.expression) -> str:
+    """A heyoka expression as base64 text (its exact serialization, bit for bit)."""
+    return base64.b64encode(pickle.dumps(e)).decode("ascii")
+
+
+def expression_from_text(text: Any, where: str) -> hy.expression:
+    """Inverse of :func:`expression_to_text`; raises ValueError on anything else."""
+    if not isinstance(text, str):
+        raise ValueError(f"{where}: expected an encoded expression string")
+    try:
+        obj = _ExpressionUnpickler(io.BytesIO(base64.b64decode(text, validate=True))).load()
+    except ValueError:
+        raise
+    except Exception as exc:  # corrupt data of any kind
+        raise ValueError(f"{where}: not a valid encoded heyoka expression ({exc})") from None
+    if not isinstance(obj, hy.expression):
+        raise ValueError(f"{where}: not a heyoka expression")
+    return obj
 
 
 def _get(d: Any, key: str, where: str):
@@ -120,4 +166,43 @@ def from_dict(d: Any) -> tuple[ModelData, float]:
             check_real(_get(f, "fx", w), f"{w}.fx"), check_real(_get(f, "fy", w), f"{w}.fy"),
             check_real(_get(f, "torque", w), f"{w}.torque"),
         ))
+    n_names: set[str] = set()
+
+    def name_of(obj, where):
+        nm = _get(obj, "name", where)
+        if not isinstance(nm, str) or not nm or nm in n_names:
+            raise ValueError(f"{where}.name: expected a unique non-empty string, got {nm!r}")
+        n_names.add(nm)
+        return nm
+
+    def opt_bar(v, where):
+        return None if v is None else _bar_index(v, n, where)
+
+    def matrix(v, where, rows=None):
+        if v is None:
+            return None
+        if not isinstance(v, list) or not all(isinstance(r, list) and len(r) == 3 for r in v):
+            raise ValueError(f"{where}: expected a list of rows of 3 numbers or null")
+        return [[check_real(x, where) for x in r] for r in v]
+
+    for k, c in enumerate(d.get("coordinate_constraints", [])):
+        w = f"coordinate_constraints[{k}]"
+        mats = [matrix(_get(c, key, w), f"{w}.{key}") for key in ("X0", "X1", "Y0", "Y1")]
+        off = [check_real(x, f"{w}.offset") for x in _list(c, "offset", w)]
+        if any(mt is not None and len(mt) != len(off) for mt in mats) or not off:
+            raise ValueError(f"{w}: matrices and offset must have the same number of rows")
+        b0, b1 = opt_bar(_get(c, "bar0", w), f"{w}.bar0"), opt_bar(_get(c, "bar1", w), f"{w}.bar1")
+        data.coordinate_constraints.append(CoordinateConstraint(
+            b0, b1, *mats, off, check_flag(_get(c, "velocity_level", w), f"{w}.velocity_level"),
+            check_flag(_get(c, "active", w), f"{w}.active"), name_of(c, w)))
+    for k, u in enumerate(d.get("user_constraints", [])):
+        w = f"user_constraints[{k}]"
+        exprs = [expression_from_text(t, f"{w}.exprs[{r}]")
+                 for r, t in enumerate(_list(u, "exprs", w))]
+        data.user_constraints.append(UserConstraint(
+            exprs, name_of(u, w), check_flag(_get(u, "velocity_level", w), f"{w}.velocity_level")))
+    for k, ke in enumerate(d.get("knife_edges", [])):
+        w = f"knife_edges[{k}]"
+        data.knife_edges.append(KnifeEdge(_bar_index(_get(ke, "bar", w), n, f"{w}.bar"),
+                                          check_s(_get(ke, "s", w), f"{w}.s"), name_of(ke, w)))
     return data, tol

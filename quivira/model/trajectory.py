@@ -53,6 +53,8 @@ class Trajectory:
         :math:`F(q)` and :math:`J \\dot q` at every output time.
     singularity : ndarray (n_points,)
         :math:`\\min_k d_k/W_{kk}` (1 well-conditioned, → 0 near a singular pose).
+    qdd : ndarray (n_points, n)
+        Accelerations :math:`\\ddot q` from the equations of motion at each state.
     reactions : list of ReactionForce
         The force of every joint and support on every bar it touches.
     """
@@ -67,8 +69,11 @@ class Trajectory:
     position_residual: np.ndarray
     velocity_residual: np.ndarray
     singularity: np.ndarray
+    qdd: np.ndarray | None = None
     reactions: list[ReactionForce] = field(default_factory=list)
     info: dict = field(default_factory=dict)
+    #: named constraints: name -> {"kind", "rows", and for coordinate constraints the data}
+    constraint_groups: dict = field(default_factory=dict)
 
     @property
     def energy(self) -> np.ndarray:
@@ -110,6 +115,58 @@ class Trajectory:
                 f"no constraint labelled {label!r}; labels are {self.constraint_labels}"
             ) from None
 
+    def constraint_output(self, constraint: str | int, output: str) -> np.ndarray:
+        """Per-constraint outputs, as Exudyn's output variables of a coordinate constraint.
+
+        Parameters
+        ----------
+        constraint : str or int
+            Name of a coordinate, user or knife-edge constraint, or its index.
+        output : {"Displacement", "Velocity", "ConstraintEquation", "Force"}
+            ``Displacement`` :math:`Δq = q_1 - q_0` and ``Velocity`` :math:`Δv = \\dot q_1 -
+            \\dot q_0` of the marker coordinates (no scaling matrices; coordinate constraints
+            only); ``ConstraintEquation`` the residual :math:`c` (velocity level: of the
+            velocity equation); ``Force`` the multipliers :math:`\\lambda` of its rows.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``(n_points, 3)`` for Displacement/Velocity, ``(n_points, rows)`` otherwise.
+        """
+        names = list(self.constraint_groups)
+        if isinstance(constraint, str):
+            if constraint not in self.constraint_groups:
+                raise KeyError(f"no constraint named {constraint!r}; constraints are {names}")
+            grp = self.constraint_groups[constraint]
+        elif isinstance(constraint, (int, np.integer)) and 0 <= constraint < len(names):
+            grp = self.constraint_groups[names[int(constraint)]]
+        else:
+            raise KeyError(f"constraint: expected a name or an index below {len(names)}, got "
+                           f"{constraint!r}")
+        rows = grp["rows"]
+        if output == "Force":
+            return self.lambda_mult[:, rows]
+        if output in ("Displacement", "Velocity"):
+            if grp["kind"] != "cc":
+                raise ValueError(f"{output} is defined for coordinate constraints only")
+            X = self.q if output == "Displacement" else self.qd
+            return _marker(X, grp["bar1"]) - _marker(X, grp["bar0"])
+        if output == "ConstraintEquation":
+            if grp["kind"] == "cc":
+                X = self.qd if grp["velocity_level"] else self.q
+                q0, q1 = _marker(X, grp["bar0"]), _marker(X, grp["bar1"])
+                c = -np.asarray(grp["offset"])[None, :]
+                for mat, v, sign in ((grp["X1"], q1, 1), (grp["Y1"], q1 * q1, 1),
+                                     (grp["X0"], q0, -1), (grp["Y0"], q0 * q0, -1)):
+                    if mat is not None:
+                        c = c + sign * (v @ np.asarray(mat).T)
+                return c
+            if grp["velocity_level"]:
+                return self.velocity_residual[:, rows]
+            return self.position_residual[:, rows]
+        raise ValueError(f"output must be 'Displacement', 'Velocity', 'ConstraintEquation' or "
+                         f"'Force', got {output!r}")
+
     def joint_force(self, joint: int, bar: int) -> np.ndarray:
         """Force ``(n_points, 2)`` that joint ``joint`` exerts on bar ``bar``."""
         return self._reaction("joint", joint, bar)
@@ -123,6 +180,12 @@ class Trajectory:
             if r.kind == kind and r.index == index and (bar is None or r.bar == bar):
                 return r.force
         raise KeyError(f"no reaction of {kind} {index}" + ("" if bar is None else f" on bar {bar}"))
+
+
+def _marker(X: np.ndarray, bar: int | None) -> np.ndarray:
+    if bar is None:
+        return np.zeros((X.shape[0], 3))
+    return X[:, 3 * bar:3 * bar + 3]
 
 
 class SingularConfigurationError(RuntimeError):
@@ -147,6 +210,23 @@ class SingularConfigurationError(RuntimeError):
         self.t = t
         self.state = state
         self.trajectory = trajectory
+
+
+def constraint_groups(data, row_owner: list[tuple]) -> dict:
+    """Rows and data of the named constraints, for :meth:`Trajectory.constraint_output`."""
+    groups: dict = {}
+    specs = ([("cc", i, c) for i, c in enumerate(data.coordinate_constraints)]
+             + [("user", i, u) for i, u in enumerate(data.user_constraints)]
+             + [("knife", i, k) for i, k in enumerate(data.knife_edges)])
+    for kind, i, c in specs:
+        rows = [r for r, o in enumerate(row_owner) if o[0] == kind and o[1] == i]
+        g = {"kind": kind, "rows": rows,
+             "velocity_level": kind == "knife" or bool(getattr(c, "velocity_level", False))}
+        if kind == "cc":
+            g.update(bar0=c.bar0, bar1=c.bar1, X0=c.X0, X1=c.X1, Y0=c.Y0, Y1=c.Y1,
+                     offset=list(c.offset), active=c.active)
+        groups[c.name] = g
+    return groups
 
 
 def reactions_from_multipliers(lam: np.ndarray, row_owner: list[tuple], joints) -> list:
