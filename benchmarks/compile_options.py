@@ -49,8 +49,8 @@ def main() -> None:
     rows = []
     for n in sizes:
         for compact in (False, True):
-            if not compact and n > 8:
-                continue  # non-compact code of large systems takes minutes to compile
+            if not compact and n > 4:
+                continue  # non-compact code of larger systems takes minutes to compile
             for opt in (0, 1, 3):
                 r = measure(n, compact, opt)
                 rows.append(r)

@@ -14,7 +14,6 @@ import sys
 import time
 from pathlib import Path
 
-import quivira as qv
 from quivira.examples import scissor
 
 

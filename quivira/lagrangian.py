@@ -107,12 +107,22 @@ def _dense(rows: list[dict[int, Any]], n_cols: int) -> np.ndarray:
 
 def _lagrangian_terms(lagrangian: hy.expression, q: list, qd: list):
     """Return ``(M_rows, f)`` with ``M`` as sparse rows and
-    :math:`f = \\partial L/\\partial q - (\\partial^2 L/\\partial \\dot q \\partial q) \\dot q`."""
+    :math:`f = \\partial L/\\partial q - (\\partial^2 L/\\partial \\dot q \\partial q)\\dot q
+    - \\partial^2 L/\\partial \\dot q\\partial t` (the last for an explicitly time-dependent
+    Lagrangian, e.g. in a moving frame; ``hy.time`` is replaced by an auxiliary variable
+    for the derivative and put back)."""
     n = len(q)
-    q_idx = _var_index(q)
+    tau = hy.expression("quivira_tau")
+    L = hy.subs(lagrangian, {hy.time: tau})
+    q_idx = _var_index([*q, tau])
     qd_idx = _var_index(qd)
-    grad = hy.diff_tensors([lagrangian], diff_args=[*q, *qd], diff_order=1).gradient
+    q_aug, qd_aug = [*q, tau], [*qd, 1.0]
+    grad = hy.diff_tensors([L], diff_args=[*q, *qd], diff_order=1).gradient
     dL_dq, p = grad[:n], grad[n:]
+
+    def back(e):
+        return hy.subs(e, {tau: hy.time}) if isinstance(e, hy.expression) else e
+
     M_rows: list[dict[int, Any]] = []
     f: list = []
     for i in range(n):
@@ -121,14 +131,14 @@ def _lagrangian_terms(lagrangian: hy.expression, q: list, qd: list):
         for j in _depends_on(p_i, qd_idx):
             d = hy.diff(p_i, qd[j])
             if not is_zero(d):
-                row[j] = d
+                row[j] = back(d)
         M_rows.append(row)
         terms = [dL_dq[i]]
         for j in _depends_on(p_i, q_idx):
-            d = hy.diff(p_i, q[j])
+            d = hy.diff(p_i, q_aug[j])
             if not is_zero(d):
-                terms.append(-(d * qd[j]))
-        f.append(flat_sum(terms))
+                terms.append(-(d * qd_aug[j]))
+        f.append(back(flat_sum(terms)))
     return M_rows, f
 
 
@@ -549,10 +559,21 @@ def assemble_eom(
             "the mass matrix d2L/dqd2 is singular in structure: is every velocity in the "
             f"kinetic energy? ({exc})"
         ) from None
+    return assemble_from_forces(q, qd, M_rows, M_fac, f, F_list, G_list, W_shift)
+
+
+def assemble_from_forces(q: list, qd: list, M_rows: list, M_fac: LUFactorization, f: list,
+                         F: list, G: list, W_shift: dict[int, Any] | None = None) -> EOMParts:
+    """Build :class:`EOMParts` from a factorized mass matrix and the applied forces ``f``.
+
+    :math:`M\\ddot q_a = f`, then the constraint rows of ``F`` (holonomic) and ``G``
+    (velocity level), as in :func:`assemble_eom`, without validation: for callers that
+    build ``M`` and ``f`` directly (the bar model, whose ``M`` is diagonal).
+    """
     qdd_a = solve_sparse(M_fac, f)
-    hol = holonomic_rows(F_list, q, qd)
-    vel = velocity_rows(G_list, q, qd)
+    hol = holonomic_rows(F, q, qd)
+    vel = velocity_rows(G, q, qd)
     J_rows, Jdqd = hol.a + vel.a, hol.c + vel.c
     qdd, lam, W_rows, W_fac = _constrain(M_fac, qdd_a, J_rows, Jdqd, W_shift)
     return EOMParts(q, qd, M_rows, f, J_rows, Jdqd, qdd_a, qdd, lam, W_rows, W_fac,
-                    hol.velocity_residual + vel.velocity_residual, len(F_list))
+                    hol.velocity_residual + vel.velocity_residual, len(F))

@@ -27,20 +27,25 @@ from .components import ModelData
 
 
 def parameter_layout(data: ModelData) -> list[tuple[tuple, float]]:
-    """Return ``[(key, value), ...]``: the runtime parameters of ``data`` in ``hy.par`` order."""
+    """Return ``[(key, value), ...]``: the runtime parameters of ``data`` in ``hy.par`` order.
+
+    Derived quantities are parameters of their own (``1/m``, ``12/(m L^2)``, ``m g``, and
+    ``s L`` for every point on a bar), so the compiled code does no arithmetic on constants.
+    """
     out: list[tuple[tuple, float]] = [(("g",), data.g)]
     for i, b in enumerate(data.bars):
-        out.append((("bar", i, "length"), b.length))
+        inertia = b.mass * b.length ** 2 / 12.0
+        out.append((("bar", i, "inv_mass"), 1.0 / b.mass))
+        out.append((("bar", i, "inv_inertia"), 1.0 / inertia))
+        out.append((("bar", i, "weight"), b.mass * data.g))
+        out.append((("bar", i, "minus_weight"), -b.mass * data.g))
         out.append((("bar", i, "mass"), b.mass))
+        out.append((("bar", i, "inertia"), inertia))
     for j, jt in enumerate(data.joints):
-        for k, s in enumerate(jt.s):
-            out.append((("joint", j, k, "s"), s))
-    for k, sp in enumerate(data.supports):
-        out.append((("support", k, "s"), sp.s))
-        out.append((("support", k, "x"), sp.x))
-        out.append((("support", k, "y"), sp.y))
+        for k, (b, s) in enumerate(zip(jt.bars, jt.s, strict=True)):
+            out.append((("joint", j, k, "sL"), s * data.bars[b].length))
     for k, f in enumerate(data.forces):
-        out.append((("force", k, "s"), f.s))
+        out.append((("force", k, "sL"), f.s * data.bars[f.bar].length))
         out.append((("force", k, "fx"), f.fx))
         out.append((("force", k, "fy"), f.fy))
         out.append((("force", k, "torque"), f.torque))
@@ -49,7 +54,12 @@ def parameter_layout(data: ModelData) -> list[tuple[tuple, float]]:
         for r, v in enumerate(cc.offset):
             out.append((("cc", k, "offset", r), v))
     for k, ke in enumerate(data.knife_edges):
-        out.append((("knife", k, "s"), ke.s))
+        out.append((("knife", k, "sL"), ke.s * data.bars[ke.bar].length))
+    # parameters that enter only the constraint residuals, not the equations of motion
+    for k, sp in enumerate(data.supports):
+        out.append((("support", k, "sL"), sp.s * data.bars[sp.bar].length))
+        out.append((("support", k, "x"), sp.x))
+        out.append((("support", k, "y"), sp.y))
     return out
 
 
@@ -98,6 +108,10 @@ class SymbolicModel:
     G: list
     #: diagonal shifts of W switching rows off (coordinate constraints' active flag)
     W_shift: dict
+    #: diagonal of M^-1 (1/m, 1/m, 12/(m L^2) per bar), of M, and f = Q_nc - gravity
+    inv_mass_diag: list
+    applied: list
+    mass_diag: list
 
 
 def build_symbolic(data: ModelData, *, use_pars: bool = True) -> SymbolicModel:
@@ -119,35 +133,36 @@ def build_symbolic(data: ModelData, *, use_pars: bool = True) -> SymbolicModel:
     q_names, qd_names = coordinate_names(n)
     q = list(hy.make_vars(*q_names)) if n else []
     qd = list(hy.make_vars(*qd_names)) if n else []
-    g = P("g")
     cos_th = [hy.cos(q[3 * i + 2]) for i in range(n)]
     sin_th = [hy.sin(q[3 * i + 2]) for i in range(n)]
 
-    def point(i, s_expr):
-        sl = s_expr * P("bar", i, "length")
+    def point(i, sl):
         return q[3 * i] + sl * cos_th[i], q[3 * i + 1] + sl * sin_th[i]
 
     kin_terms, grav_terms, load_terms = [], [], []
+    inv_mass_diag: list = []
     for i in range(n):
-        m, L = P("bar", i, "mass"), P("bar", i, "length")
+        m, inertia = P("bar", i, "mass"), P("bar", i, "inertia")
         vx, vy, om = qd[3 * i : 3 * i + 3]
         kin_terms.append(0.5 * m * (vx * vx + vy * vy))
-        kin_terms.append((1.0 / 24.0) * (m * L * L) * (om * om))
-        grav_terms.append(m * g * q[3 * i + 1])
+        kin_terms.append(0.5 * inertia * (om * om))
+        grav_terms.append(P("bar", i, "weight") * q[3 * i + 1])
+        inv_m = P("bar", i, "inv_mass")
+        inv_mass_diag += [inv_m, inv_m, P("bar", i, "inv_inertia")]
 
     F, labels, owners = [], [], []
     for j, jt in enumerate(data.joints):
         b0 = jt.bars[0]
-        p0 = point(b0, P("joint", j, 0, "s"))
+        p0 = point(b0, P("joint", j, 0, "sL"))
         for k in range(1, len(jt.bars)):
             bk = jt.bars[k]
-            pk = point(bk, P("joint", j, k, "s"))
+            pk = point(bk, P("joint", j, k, "sL"))
             for axis, c in (("x", 0), ("y", 1)):
                 F.append(pk[c] - p0[c])
                 labels.append(f"joint {j} · bar {bk} · {axis}")
                 owners.append(("joint", j, bk, axis))
     for k, sp in enumerate(data.supports):
-        p = point(sp.bar, P("support", k, "s"))
+        p = point(sp.bar, P("support", k, "sL"))
         if not sp.free_x:
             F.append(p[0] - P("support", k, "x"))
             labels.append(f"support {k} · x")
@@ -209,7 +224,7 @@ def build_symbolic(data: ModelData, *, use_pars: bool = True) -> SymbolicModel:
     for k, ke in enumerate(data.knife_edges):
         i = ke.bar
         vx, vy, om = qd[3 * i:3 * i + 3]
-        sl = P("knife", k, "s") * P("bar", i, "length")
+        sl = P("knife", k, "sL")
         G.append(hy.sum([-(sin_th[i] * vx), cos_th[i] * vy, sl * om]))
         G_labels.append(f"{ke.name} · normal")
         G_owners.append(("knife", k, i, "n"))
@@ -222,17 +237,22 @@ def build_symbolic(data: ModelData, *, use_pars: bool = True) -> SymbolicModel:
     for k, f in enumerate(data.forces):
         i = f.bar
         fx, fy, tau = P("force", k, "fx"), P("force", k, "fy"), P("force", k, "torque")
-        sl = P("force", k, "s") * P("bar", i, "length")
+        sl = P("force", k, "sL")
         rx, ry = sl * cos_th[i], sl * sin_th[i]
         Q_terms[3 * i].append(fx)
         Q_terms[3 * i + 1].append(fy)
         Q_terms[3 * i + 2].extend([tau, rx * fy, -(ry * fx)])
-        px, py = point(i, P("force", k, "s"))
+        px, py = point(i, sl)
         # potential of a constant load: -(f . p + tau theta)
         load_terms.extend([-(fx * px), -(fy * py), -(tau * q[3 * i + 2])])
     for c in range(3 * n):
         if Q_terms[c]:
             Q[c] = hy.sum(Q_terms[c]) if len(Q_terms[c]) > 1 else Q_terms[c][0]
+    # applied generalized forces including gravity: f = Q - (0, m g, 0) per bar
+    applied = list(Q)
+    for i in range(n):
+        w = P("bar", i, "minus_weight")
+        applied[3 * i + 1] = w if not Q_terms[3 * i + 1] else Q[3 * i + 1] + w
 
     kinetic = hy.sum(kin_terms) if kin_terms else hy.expression(0.0)
     potential = hy.sum(grav_terms + load_terms) if n else hy.expression(0.0)
@@ -250,4 +270,8 @@ def build_symbolic(data: ModelData, *, use_pars: bool = True) -> SymbolicModel:
         row_owner=owners,
         G=G,
         W_shift=W_shift,
+        inv_mass_diag=inv_mass_diag,
+        applied=applied,
+        mass_diag=[x for i in range(n) for x in (P("bar", i, "mass"), P("bar", i, "mass"),
+                                                  P("bar", i, "inertia"))],
     )

@@ -22,7 +22,8 @@ import heyoka as hy
 import numpy as np
 
 from .._entries import as_expression
-from ..lagrangian import assemble_eom
+from ..lagrangian import assemble_from_forces
+from ..linalg import LUFactorization
 from .builder import SymbolicModel, build_symbolic
 from .components import ModelData
 
@@ -30,15 +31,19 @@ from .components import ModelData
 def default_compile_options(n_coordinates: int, purpose: str = "interactive") -> dict:
     """heyoka ``compact_mode`` / ``opt_level`` chosen by size and purpose.
 
-    Measured on the 2-core development machine (see ``benchmarks/compile_options.py``):
-    non-compact code compiles fast only for small systems, and ``opt_level=0`` compiles an
-    order of magnitude faster than 3 at a modest cost in run time. ``"interactive"`` favours
-    compile time; ``"long"`` favours run time for long integrations.
+    Measured on the 2-core development machine (``benchmarks/compile_options.py``, results in
+    ``benchmarks/results/``): compact mode at ``opt_level=0`` compiles fastest at every size
+    (a 4-bar chain: 0.13 s, against 2 s non-compact at level 0 and 4–200 s at levels 1–3),
+    while ``opt_level=1`` runs about 3x faster. ``"interactive"`` (edits in a widget,
+    short runs) takes compact/0; ``"long"`` takes compact/1, except tiny systems
+    (up to 2 bars), where non-compact code at level 0 is both quick to build and fast.
     """
     if purpose == "interactive":
-        return {"compact_mode": n_coordinates > 6, "opt_level": 0}
+        return {"compact_mode": True, "opt_level": 0}
     if purpose == "long":
-        return {"compact_mode": n_coordinates > 30, "opt_level": 3 if n_coordinates <= 30 else 1}
+        if n_coordinates <= 6:
+            return {"compact_mode": False, "opt_level": 0}
+        return {"compact_mode": True, "opt_level": 1}
     raise ValueError(f"purpose must be 'interactive' or 'long', got {purpose!r}")
 
 
@@ -57,6 +62,21 @@ class CompiledSystem:
     tol: float | None
     options: dict
     timings: dict = field(default_factory=dict)
+    cfunc_options: dict = field(default_factory=dict)
+    _dynamics: object = None
+
+    @property
+    def dynamics(self):
+        """Compiled :math:`(\\lambda, d_k/W_{kk}, \\ddot q)` of the state, built on first use."""
+        if self._dynamics is None:
+            t0 = time.perf_counter()
+            exprs = [as_expression(x) for x in self.parts.lambda_mult]
+            exprs += singularity_measures(self.parts)
+            exprs += [as_expression(x) for x in self.parts.qdd]
+            self._dynamics = hy.cfunc(exprs, vars=[*self.symbolic.q, *self.symbolic.qd],
+                                      **self.cfunc_options)
+            self.timings["compile_dynamics_s"] = time.perf_counter() - t0
+        return self._dynamics
 
     @property
     def decomposition_size(self) -> int:
@@ -82,12 +102,27 @@ def singularity_measures(parts) -> list:
     return out
 
 
+def bar_model_parts(sym: SymbolicModel):
+    """:class:`~quivira.lagrangian.EOMParts` of a bar model from its diagonal mass matrix.
+
+    :math:`M = \\operatorname{diag}(m_i, m_i, m_i L_i^2/12)` is constant, so its
+    "factorization" is the vector of reciprocals (runtime parameters) and
+    :math:`\\ddot q_a = M^{-1} f` needs no differentiation of the Lagrangian; the result is
+    the same system as :func:`quivira.lagrange_eom` of :attr:`SymbolicModel.lagrangian`.
+    """
+    n = len(sym.q)
+    M_fac = LUFactorization(n, tuple({} for _ in range(n)), tuple({} for _ in range(n)),
+                            tuple(sym.inv_mass_diag))
+    M_rows = [{i: x} for i, x in enumerate(sym.mass_diag)]
+    return assemble_from_forces(sym.q, sym.qd, M_rows, M_fac, sym.applied, sym.F, sym.G,
+                                sym.W_shift)
+
+
 def compile_system(data: ModelData, tol: float | None, options: dict) -> CompiledSystem:
     """Build and compile the integrator and output functions for the topology of ``data``."""
     t0 = time.perf_counter()
     sym = build_symbolic(data, use_pars=True)
-    parts = assemble_eom(sym.lagrangian, sym.F, sym.q, sym.qd, sym.Q_nc,
-                         velocity_constraints=sym.G, W_shift=sym.W_shift)
+    parts = bar_model_parts(sym)
     sys = ode_system(parts)
     n, m = len(sym.q), len(parts.lambda_mult)
     t1 = time.perf_counter()
@@ -96,15 +131,12 @@ def compile_system(data: ModelData, tol: float | None, options: dict) -> Compile
         kwargs["tol"] = tol
     ta = hy.taylor_adaptive(sys, [0.0] * (2 * n), **kwargs)  # pars: those the ODE uses
     t2 = time.perf_counter()
-    out_exprs = [as_expression(x) for x in parts.lambda_mult]
-    out_exprs += [sym.kinetic, sym.potential]
     pos_res = [as_expression(x) for x in sym.F] + [hy.expression(0.0)] * (m - len(sym.F))
-    out_exprs += pos_res + [as_expression(x) for x in parts.velocity_residual]
-    out_exprs += singularity_measures(parts)
-    out_exprs += [as_expression(x) for x in parts.qdd]
+    basic_exprs = [sym.kinetic, sym.potential] + pos_res
+    basic_exprs += [as_expression(x) for x in parts.velocity_residual]
     cf_opts = {k: options[k] for k in ("compact_mode", "opt_level") if k in options}
     cf_opts["batch_size"] = 1  # one scalar kernel: half the compile time of the SIMD pair
-    outputs = hy.cfunc(out_exprs, vars=[*sym.q, *sym.qd], **cf_opts)
+    outputs = hy.cfunc(basic_exprs, vars=[*sym.q, *sym.qd], **cf_opts)
     pattern = [(k, j) for k, row in enumerate(parts.J_rows) for j in row]
     geo_exprs = [as_expression(x) for x in pos_res]
     geo_exprs += [as_expression(parts.J_rows[k][j]) for k, j in pattern]
@@ -112,7 +144,7 @@ def compile_system(data: ModelData, tol: float | None, options: dict) -> Compile
     t3 = time.perf_counter()
     timings = {"build_s": t1 - t0, "compile_integrator_s": t2 - t1, "compile_outputs_s": t3 - t2}
     return CompiledSystem(sym, parts, ta, outputs, geometry, pattern, n, m, tol, dict(options),
-                          timings)
+                          timings, cf_opts)
 
 
 def _time_kw(cf, t):
@@ -131,34 +163,40 @@ def evaluate_geometry(cs: CompiledSystem, q: np.ndarray, pars: np.ndarray, t: fl
     return F, J
 
 
+def _batch(cf, states: np.ndarray, pars: np.ndarray, t) -> np.ndarray:
+    n_pts = states.shape[0]
+    if n_pts == 0:
+        return np.zeros((0, cf.nouts))
+    p = np.asarray(pars, dtype=float)[: cf.nparams]
+    batch_pars = np.repeat(p[:, None], n_pts, axis=1)
+    kw = {}
+    if cf.is_time_dependent:
+        kw["time"] = np.broadcast_to(np.asarray(t, dtype=float), (n_pts,)).copy()
+    return cf(np.ascontiguousarray(states.T), pars=batch_pars, **kw).T
+
+
 def evaluate_outputs(cs: CompiledSystem, states: np.ndarray, pars: np.ndarray,
                      t: np.ndarray | float = 0.0) -> dict:
-    """Evaluate the outputs on ``states`` of shape ``(n_points, 2n)`` at times ``t`` in one
-    batch call."""
-    n_pts = states.shape[0]
+    """Energies and residuals on ``states`` ``(n_points, 2n)`` at times ``t``, in one batch
+    call of a compiled function."""
     m = cs.m
-    if n_pts == 0:
-        vals = np.zeros((0, 2 + 4 * m + cs.n))
-    else:
-        p = np.asarray(pars, dtype=float)[: cs.outputs.nparams]
-        batch_pars = np.repeat(p[:, None], n_pts, axis=1)
-        kw = {}
-        if cs.outputs.is_time_dependent:
-            kw["time"] = np.broadcast_to(np.asarray(t, dtype=float), (n_pts,)).copy()
-        vals = cs.outputs(np.ascontiguousarray(states.T), pars=batch_pars, **kw).T
-    lam = vals[:, :m]
-    kin = vals[:, m]
-    pot = vals[:, m + 1]
-    pos = vals[:, m + 2 : 2 * m + 2]
-    vel = vals[:, 2 * m + 2 : 3 * m + 2]
-    sing = vals[:, 3 * m + 2 : 4 * m + 2]
-    qdd = vals[:, 4 * m + 2 :]
+    vals = _batch(cs.outputs, states, pars, t)
     return {
-        "qdd": qdd,
-        "lambda_mult": lam,
-        "kinetic_energy": kin,
-        "potential_energy": pot,
-        "position_residual": pos,
-        "velocity_residual": vel,
-        "singularity": sing.min(axis=1) if m else np.ones(n_pts),
+        "kinetic_energy": vals[:, 0],
+        "potential_energy": vals[:, 1],
+        "position_residual": vals[:, 2 : m + 2],
+        "velocity_residual": vals[:, m + 2 : 2 * m + 2],
+    }
+
+
+def evaluate_dynamics(cs: CompiledSystem, states: np.ndarray, pars: np.ndarray,
+                      t: np.ndarray | float = 0.0) -> dict:
+    """Multipliers, singularity measure and accelerations on ``states``, in one batch call."""
+    m = cs.m
+    vals = _batch(cs.dynamics, states, pars, t)
+    sing = vals[:, m : 2 * m]
+    return {
+        "lambda_mult": vals[:, :m],
+        "singularity": sing.min(axis=1) if m else np.ones(vals.shape[0]),
+        "qdd": vals[:, 2 * m :],
     }

@@ -27,6 +27,7 @@ from .compiled import (
     CompiledSystem,
     compile_system,
     default_compile_options,
+    evaluate_dynamics,
     evaluate_geometry,
     evaluate_outputs,
     ode_system,
@@ -863,18 +864,20 @@ class bar_joint_model(ConstraintMethods):  # noqa: N801 - name fixed by the API 
 
     def _trajectory(self, cs, pars, t, states) -> Trajectory:
         n = self.n_coordinates
-        o = evaluate_outputs(cs, states.reshape(-1, 2 * n), pars, t)
-        reactions = reactions_from_multipliers(o["lambda_mult"], cs.symbolic.row_owner,
-                                               self._data.joints)
+        states = states.reshape(-1, 2 * n)
+        o = evaluate_outputs(cs, states, pars, t)
+        row_owner = cs.symbolic.row_owner
+        joints = copy.deepcopy(self._data.joints)
         return Trajectory(
             t=t, q=states[:, :n].copy(), qd=states[:, n:].copy(),
-            lambda_mult=o["lambda_mult"], constraint_labels=list(cs.symbolic.labels),
+            constraint_labels=list(cs.symbolic.labels),
             kinetic_energy=o["kinetic_energy"], potential_energy=o["potential_energy"],
             position_residual=o["position_residual"], velocity_residual=o["velocity_residual"],
-            singularity=o["singularity"], qdd=o["qdd"], reactions=reactions,
-            constraint_groups=constraint_groups(self._data, cs.symbolic.row_owner),
             info={"decomposition_size": cs.decomposition_size, "tol": cs.ta.tol,
                   "order": cs.ta.order, **cs.timings},
+            constraint_groups=constraint_groups(self._data, row_owner),
+            dynamics_source=lambda: evaluate_dynamics(cs, states, pars, t),
+            reaction_source=lambda lam: reactions_from_multipliers(lam, row_owner, joints),
         )
 
     # ------------------------------------------------------------------ numbers at a state
@@ -890,11 +893,11 @@ class bar_joint_model(ConstraintMethods):  # noqa: N801 - name fixed by the API 
         _, J = evaluate_geometry(cs, arr[:n], pars)
         Md = self._mass_diag()
         W = (J / Md[None, :]) @ J.T
-        o = evaluate_outputs(cs, arr[None, :], pars)
+        o = evaluate_dynamics(cs, arr[None, :], pars)
         rank, _ = geo.dependent_rows(J)
         return {"M": np.diag(Md), "J": J, "W": W, "lambda_mult": o["lambda_mult"][0],
-                "labels": list(cs.symbolic.labels), "rank_J": rank, "dof": n - rank,
-                "singularity": float(o["singularity"][0])}
+                "qdd": o["qdd"][0], "labels": list(cs.symbolic.labels), "rank_J": rank,
+                "dof": n - rank, "singularity": float(o["singularity"][0])}
 
     # ------------------------------------------------------------------ output
     def print_model(self) -> None:
@@ -982,7 +985,7 @@ class _Monitor:
             self.reason = "non-finite state"
             return False
         if self.active:
-            sing = evaluate_outputs(self.cs, s[None, :], self.pars, ta.time)["singularity"][0]
+            sing = evaluate_dynamics(self.cs, s[None, :], self.pars, ta.time)["singularity"][0]
             if not sing > self.threshold:
                 self.reason = (f"near-singular pose: min pivot ratio of W {sing:.3g} below "
                                f"{self.threshold:g}")

@@ -10,6 +10,7 @@ exerts on the bar**, in the global frame, in the units of the model (newtons for
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -33,6 +34,10 @@ class ReactionForce:
 @dataclass
 class Trajectory:
     """The motion of a model on an output grid.
+
+    The multipliers, accelerations, singularity measure and reactions are evaluated by a
+    second compiled function the first time one of them is read (so a run that needs only
+    energies and residuals does not pay for compiling it).
 
     Attributes
     ----------
@@ -62,18 +67,47 @@ class Trajectory:
     t: np.ndarray
     q: np.ndarray
     qd: np.ndarray
-    lambda_mult: np.ndarray
     constraint_labels: list[str]
     kinetic_energy: np.ndarray
     potential_energy: np.ndarray
     position_residual: np.ndarray
     velocity_residual: np.ndarray
-    singularity: np.ndarray
-    qdd: np.ndarray | None = None
-    reactions: list[ReactionForce] = field(default_factory=list)
     info: dict = field(default_factory=dict)
     #: named constraints: name -> {"kind", "rows", and for coordinate constraints the data}
     constraint_groups: dict = field(default_factory=dict)
+    #: returns {"lambda_mult", "qdd", "singularity"}; called once, on first access
+    dynamics_source: Callable[[], dict] | None = field(default=None, repr=False)
+    #: turns the multipliers into the list of ReactionForce
+    reaction_source: Callable[[np.ndarray], list] | None = field(default=None, repr=False)
+    _dyn: dict | None = field(default=None, init=False, repr=False)
+    _reactions: list | None = field(default=None, init=False, repr=False)
+
+    def _dynamics(self) -> dict:
+        if self._dyn is None:
+            self._dyn = self.dynamics_source()
+        return self._dyn
+
+    @property
+    def lambda_mult(self) -> np.ndarray:
+        """Multipliers ``(n_points, m)`` (computed by a compiled function on first access)."""
+        return self._dynamics()["lambda_mult"]
+
+    @property
+    def qdd(self) -> np.ndarray:
+        """Accelerations ``(n_points, n)`` from the equations of motion."""
+        return self._dynamics()["qdd"]
+
+    @property
+    def singularity(self) -> np.ndarray:
+        """:math:`\\min_k d_k/W_{kk}` per point (1 well-conditioned, → 0 near singular)."""
+        return self._dynamics()["singularity"]
+
+    @property
+    def reactions(self) -> list[ReactionForce]:
+        """Force of every joint and support on every bar it touches."""
+        if self._reactions is None:
+            self._reactions = self.reaction_source(self.lambda_mult)
+        return self._reactions
 
     @property
     def energy(self) -> np.ndarray:
