@@ -154,6 +154,8 @@ def _time_kw(cf, t):
 def evaluate_geometry(cs: CompiledSystem, q: np.ndarray, pars: np.ndarray, t: float = 0.0):
     """Return ``(F(q, t), J(q, t))`` as numpy arrays (``J`` dense ``(m, n)``; rows of velocity
     constraints have ``F = 0`` and their ``A`` in ``J``)."""
+    if cs.m == 0:
+        return np.zeros(0), np.zeros((0, cs.n))
     vals = cs.geometry(np.asarray(q, dtype=float), pars=pars[: cs.geometry.nparams],
                        **_time_kw(cs.geometry, t))
     F = vals[: cs.m].copy()

@@ -545,13 +545,13 @@ class bar_joint_model(ConstraintMethods):  # noqa: N801 - name fixed by the API 
         data = self._draft()
         for i in range(len(data.bars)):
             self._posed(i, "infer_joints", data)
-        eps = 1e-9
+        eps = 0.5 * self.tolerance  # an inferred joint must pass the start-up check
         for P, inc in geo.intersections(data.bars, eps):
             scale = max(1.0, float(np.max(np.abs(P))))
             existing = None
             for jt in data.joints:
                 b0, s0 = jt.bars[0], jt.s[0]
-                if np.linalg.norm(np.array(data.bars[b0].point(s0)) - P) <= eps * scale * 10:
+                if np.linalg.norm(np.array(data.bars[b0].point(s0)) - P) <= 10 * eps * scale:
                     existing = jt
                     break
             inc = [(b, _snap_s(s)) for b, s in inc]
@@ -953,8 +953,8 @@ class bar_joint_model(ConstraintMethods):  # noqa: N801 - name fixed by the API 
     def load(cls, path: str | Path) -> bar_joint_model:
         """Read a model written by :meth:`save`; a malformed file raises ValueError."""
         try:
-            d = json.loads(Path(path).read_text())
-        except json.JSONDecodeError as exc:
+            d = json.loads(Path(path).read_text(encoding="utf-8"))
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise ValueError(f"{path}: not a valid JSON model file ({exc})") from None
         return cls.from_dict(d)
 

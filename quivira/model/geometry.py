@@ -27,13 +27,12 @@ def _segment(b: Bar):
 def intersections(bars: list[Bar], tol: float) -> list[tuple[np.ndarray, list[tuple[int, float]]]]:
     """Points where two or more bars meet, each with the ``(bar, s)`` incidences there.
 
-    Bars meeting at one point (within ``tol`` times the model size) form one group; collinear
+    Bars meeting at one point (within the distance ``tol``) form one group; collinear
     overlaps along a length are ignored (no unique point), collinear bars touching end to end
     meet at the shared end.
     """
     segs = [_segment(b) for b in bars]
-    scale = max([1.0] + [float(np.max(np.abs(np.concatenate(s)))) for s in segs])
-    eps = tol * scale
+    eps = tol
     hits: list[tuple[np.ndarray, int, float]] = []
     for a in range(len(bars)):
         pa, qa = segs[a]

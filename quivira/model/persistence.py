@@ -81,8 +81,6 @@ def expression_from_text(text: Any, where: str) -> hy.expression:
         raise ValueError(f"{where}: expected an encoded expression string")
     try:
         obj = _ExpressionUnpickler(io.BytesIO(base64.b64decode(text, validate=True))).load()
-    except ValueError:
-        raise
     except Exception as exc:  # corrupt data of any kind
         raise ValueError(f"{where}: not a valid encoded heyoka expression ({exc})") from None
     if not isinstance(obj, hy.expression):
@@ -185,7 +183,13 @@ def from_dict(d: Any) -> tuple[ModelData, float]:
             raise ValueError(f"{where}: expected a list of rows of 3 numbers or null")
         return [[check_real(x, where) for x in r] for r in v]
 
-    for k, c in enumerate(d.get("coordinate_constraints", [])):
+    def optional_list(key):
+        v = d.get(key, [])
+        if not isinstance(v, list):
+            raise ValueError(f"model.{key}: expected a list, got {type(v).__name__}")
+        return v
+
+    for k, c in enumerate(optional_list("coordinate_constraints")):
         w = f"coordinate_constraints[{k}]"
         mats = [matrix(_get(c, key, w), f"{w}.{key}") for key in ("X0", "X1", "Y0", "Y1")]
         off = [check_real(x, f"{w}.offset") for x in _list(c, "offset", w)]
@@ -195,13 +199,21 @@ def from_dict(d: Any) -> tuple[ModelData, float]:
         data.coordinate_constraints.append(CoordinateConstraint(
             b0, b1, *mats, off, check_flag(_get(c, "velocity_level", w), f"{w}.velocity_level"),
             check_flag(_get(c, "active", w), f"{w}.active"), name_of(c, w)))
-    for k, u in enumerate(d.get("user_constraints", [])):
+    allowed = {f"{c}{i}" for i in range(n) for c in ("x", "y", "th")}
+    allowed_v = allowed | {f"{c}{i}" for i in range(n) for c in ("vx", "vy", "om")}
+    for k, u in enumerate(optional_list("user_constraints")):
         w = f"user_constraints[{k}]"
         exprs = [expression_from_text(t, f"{w}.exprs[{r}]")
                  for r, t in enumerate(_list(u, "exprs", w))]
+        vel = check_flag(_get(u, "velocity_level", w), f"{w}.velocity_level")
+        for r, e in enumerate(exprs):
+            unknown = sorted(set(hy.get_variables(e)) - (allowed_v if vel else allowed))
+            if unknown or hy.get_params(e):
+                raise ValueError(f"{w}.exprs[{r}]: uses unknown variables {unknown} or runtime "
+                                 f"parameters; the model has {n} bars")
         data.user_constraints.append(UserConstraint(
             exprs, name_of(u, w), check_flag(_get(u, "velocity_level", w), f"{w}.velocity_level")))
-    for k, ke in enumerate(d.get("knife_edges", [])):
+    for k, ke in enumerate(optional_list("knife_edges")):
         w = f"knife_edges[{k}]"
         data.knife_edges.append(KnifeEdge(_bar_index(_get(ke, "bar", w), n, f"{w}.bar"),
                                           check_s(_get(ke, "s", w), f"{w}.s"), name_of(ke, w)))
