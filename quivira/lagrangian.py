@@ -48,6 +48,7 @@ from ._entries import (
 )
 from .constraint_rows import holonomic_rows, velocity_rows
 from .linalg import LUFactorization, gaussian_factorize, solve_sparse
+from .ordering import fill_count, minimum_degree, reverse_cuthill_mckee
 
 __all__ = [
     "build_Jdqd",
@@ -269,11 +270,11 @@ def _as_jacobian(J: Any, n: int) -> np.ndarray:
 
 
 def _constrain(M_fac: LUFactorization, qdd_a: list, J_rows: list[dict[int, Any]], Jdqd: list,
-               W_shift: dict[int, Any] | None = None):
+               W_shift: dict[int, Any] | None = None, solver: Any = "lu"):
     """Apply the constraints to the applied accelerations.
 
-    Returns ``(qdd, lambda_mult, W_rows, W_fac)`` (lists, and the LU factorization of ``W``,
-    ``None`` without constraints), with
+    Returns ``(qdd, lambda_mult, W_rows, W_solve)`` (lists, and a :class:`WSolve` holding the
+    LU factorization of ``W`` and the row order used, ``None`` without constraints), with
     :math:`G = M^{-1}J^T`, :math:`W = J G`, :math:`W\\lambda = -(J\\ddot q_a + \\dot J\\dot q)`,
     :math:`\\ddot q = \\ddot q_a + G\\lambda`. ``W_shift`` adds terms to diagonal entries of
     ``W`` (used to switch rows off: a row scaled by 0 with a shift of 1 gives λ = 0).
@@ -290,11 +291,17 @@ def _constrain(M_fac: LUFactorization, qdd_a: list, J_rows: list[dict[int, Any]]
             b[j] = x
         g = solve_sparse(M_fac, b)
         G_cols.append({j: x for j, x in enumerate(g) if not is_zero(x)})
-    # W = J G is symmetric (M symmetric): build the upper triangle and mirror it.
+    # W = J G is symmetric (M symmetric): build the upper triangle and mirror it; W_kl can be
+    # non-zero only if G's column l touches a coordinate of row k.
     W_rows: list[dict[int, Any]] = [{} for _ in range(m)]
+    cols_of_coord: dict[int, list[int]] = {}
+    for ell, Gl in enumerate(G_cols):
+        for j in Gl:
+            cols_of_coord.setdefault(j, []).append(ell)
     for k in range(m):
         Jk = J_rows[k]
-        for ell in range(k, m):
+        partners = sorted({ell for j in Jk for ell in cols_of_coord.get(j, ()) if ell >= k})
+        for ell in partners:
             Gl = G_cols[ell]
             if len(Jk) <= len(Gl):
                 terms = [x * Gl[j] for j, x in Jk.items() if j in Gl]
@@ -313,19 +320,7 @@ def _constrain(M_fac: LUFactorization, qdd_a: list, J_rows: list[dict[int, Any]]
         terms = [x * qdd_a[j] for j, x in J_rows[k].items() if not is_zero(qdd_a[j])]
         terms.append(Jdqd[k])
         rhs.append(-flat_sum(terms))
-    W_dense = np.empty((m, m), dtype=object)
-    W_dense[...] = 0.0
-    for k, r in enumerate(W_rows):
-        for ell, x in r.items():
-            W_dense[k, ell] = x
-    try:
-        W_fac = gaussian_factorize(W_dense)
-    except ZeroDivisionError as exc:
-        raise ZeroDivisionError(
-            "the Delassus matrix W = J M^-1 J^T has a structurally zero pivot: the constraints "
-            f"are redundant or do not involve any coordinate ({exc})"
-        ) from None
-    lam = solve_sparse(W_fac, rhs)
+    lam, W_solve = _solve_W(W_rows, rhs, solver)
     qdd = []
     for j in range(n):
         terms = [qdd_a[j]]
@@ -334,7 +329,62 @@ def _constrain(M_fac: LUFactorization, qdd_a: list, J_rows: list[dict[int, Any]]
             if g is not None and not is_zero(lam[k]):
                 terms.append(g * lam[k])
         qdd.append(flat_sum(terms))
-    return qdd, lam, W_rows, W_fac
+    return qdd, lam, W_rows, W_solve
+
+
+@dataclass
+class WSolve:
+    """How :math:`W\\lambda = r` was solved: ``fac`` is the LU factorization of
+    :math:`P W P^T` with ``perm[k]`` the row of ``W`` at position ``k`` (identity for
+    ``"lu"``), or ``fac = None`` for a user-supplied solver."""
+
+    fac: LUFactorization | None
+    perm: list[int]
+
+    def pivot_ratios(self, W_rows: list) -> list:
+        """Expressions :math:`d_k / W_{kk}` of the pivots, in the factorization's order."""
+        if self.fac is None:
+            return []
+        return [1.0 / (as_expression(inv_d) * as_expression(W_rows[self.perm[k]][self.perm[k]]))
+                for k, inv_d in enumerate(self.fac.inv_diag)]
+
+
+def _solve_W(W_rows: list, rhs: list, solver: Any) -> tuple[list, WSolve]:
+    """Solve :math:`W\\lambda = r` with the chosen solver (see :func:`lagrange_eom`)."""
+    m = len(W_rows)
+    if callable(solver):
+        W_dense = _dense(W_rows, m)
+        sol = np.asarray(solver(W_dense, _to_expr_array(rhs)), dtype=object).reshape(-1)
+        if sol.shape != (m,):
+            raise ValueError(f"solver: must return {m} values for W lambda = b, got shape "
+                             f"{sol.shape}")
+        return list(sol), WSolve(None, list(range(m)))
+    if solver == "lu":
+        perm = list(range(m))
+    elif solver == "ordered":
+        pattern = [set(r) for r in W_rows]
+        candidates = [reverse_cuthill_mckee(pattern), minimum_degree(pattern)]
+        perm = min(candidates, key=lambda p: fill_count(pattern, p))
+    else:
+        raise ValueError(f"solver: expected 'lu', 'ordered' or a callable f(A, b), got {solver!r}")
+    pos = {old: k for k, old in enumerate(perm)}
+    W_perm = np.empty((m, m), dtype=object)
+    W_perm[...] = 0.0
+    for k, r in enumerate(W_rows):
+        for ell, x in r.items():
+            W_perm[pos[k], pos[ell]] = x
+    try:
+        W_fac = gaussian_factorize(W_perm)
+    except ZeroDivisionError as exc:
+        raise ZeroDivisionError(
+            "the Delassus matrix W = J M^-1 J^T has a structurally zero pivot: the constraints "
+            f"are redundant or do not involve any coordinate ({exc})"
+        ) from None
+    lam_perm = solve_sparse(W_fac, [rhs[old] for old in perm])
+    lam = [0.0] * m
+    for k, old in enumerate(perm):
+        lam[old] = lam_perm[k]
+    return lam, WSolve(W_fac, perm)
 
 
 def find_constrained_accelerations(
@@ -345,6 +395,7 @@ def find_constrained_accelerations(
     Q_nc: Any = None,
     *,
     return_W: bool = False,
+    solver: Any = "lu",
 ) -> tuple:
     """Return the constrained accelerations and the Lagrange multipliers.
 
@@ -370,6 +421,12 @@ def find_constrained_accelerations(
         Generalized applied forces (length ``n``); may depend on q, qd and ``hy.time``.
     return_W : bool, optional
         Also return the Delassus matrix :math:`W`.
+    solver : {"lu", "ordered"} or callable, optional
+        How :math:`W\\lambda = r` is solved (an extension beyond the spec; the default is the
+        spec's behaviour): ``"lu"`` sparse LU in the row order of ``J``; ``"ordered"`` LU
+        after the symmetric fill-reducing permutation (reverse Cuthill–McKee or minimum
+        degree, whichever fills less) of ``W``; a callable ``f(A, b)`` returning the
+        solution of ``A x = b`` for object arrays ``A`` (m, m) and ``b`` (m,).
 
     Returns
     -------
@@ -398,7 +455,8 @@ def find_constrained_accelerations(
         Q = as_vector(Q_nc, "Q_nc", n)
         acc = solve_sparse(M_fac, list(Q))
         qdd_a = [flat_sum([a, b]) for a, b in zip(qdd_a, acc, strict=True)]
-    qdd, lam, W_rows, _ = _constrain(M_fac, qdd_a, _sparse_rows(J_arr), list(Jdqd_v))
+    qdd, lam, W_rows, _ = _constrain(M_fac, qdd_a, _sparse_rows(J_arr), list(Jdqd_v),
+                                     solver=solver)
     result = (_to_expr_array(qdd), _to_expr_array(lam))
     if return_W:
         return (*result, _dense(W_rows, m))
@@ -415,6 +473,7 @@ def lagrange_eom(
     return_multipliers: bool = False,
     return_W: bool = False,
     velocity_constraints: Sequence | None = None,
+    solver: Any = "lu",
 ) -> list | tuple:
     """Assemble the first-order ODE system of the constrained Lagrangian dynamics.
 
@@ -448,6 +507,8 @@ def lagrange_eom(
         Extension beyond the spec: non-holonomic rows :math:`A(q, t)\\dot q + b(q, t) = 0`
         (linear in the velocities), appended after the rows of ``F``; their multipliers
         follow those of ``F`` and :math:`A^T\\lambda` is their generalized force.
+    solver : {"lu", "ordered"} or callable, optional
+        How :math:`W\\lambda = r` is solved; see :func:`find_constrained_accelerations`.
 
     Notes
     -----
@@ -468,7 +529,8 @@ def lagrange_eom(
     ZeroDivisionError
         If ``M`` is singular in structure or ``W`` meets a structurally zero pivot.
     """
-    parts = assemble_eom(lagrangian, F, q, qd, Q_nc, velocity_constraints=velocity_constraints)
+    parts = assemble_eom(lagrangian, F, q, qd, Q_nc, velocity_constraints=velocity_constraints,
+                         solver=solver)
     q, qd, n = parts.q, parts.qd, len(parts.q)
     qdd, lam, W_rows = parts.qdd, parts.lambda_mult, parts.W_rows
     sys = [(q[i], qd[i]) for i in range(n)]
@@ -488,8 +550,8 @@ class EOMParts:
     """The pieces of a constrained Lagrangian system, kept sparse (rows as dicts).
 
     ``M_rows``, ``J_rows`` and ``W_rows`` map column indices to non-zero entries; ``qdd_a`` are
-    the applied accelerations, ``qdd`` the constrained ones, ``W_fac`` the LU factorization of
-    ``W`` (its pivots monitor singular poses), ``None`` without constraints;
+    the applied accelerations, ``qdd`` the constrained ones, ``W_solve`` how ``W`` was factorized
+    (its pivots monitor singular poses), ``None`` without constraints;
     ``velocity_residual`` the row-wise :math:`\\dot F` (or :math:`g` for velocity rows) and
     ``n_holonomic`` the number of holonomic rows (they come first).
     """
@@ -504,7 +566,7 @@ class EOMParts:
     qdd: list
     lambda_mult: list
     W_rows: list
-    W_fac: LUFactorization | None
+    W_solve: WSolve | None
     velocity_residual: list
     n_holonomic: int
 
@@ -518,6 +580,7 @@ def assemble_eom(
     *,
     velocity_constraints: Sequence | None = None,
     W_shift: dict[int, Any] | None = None,
+    solver: Any = "lu",
 ) -> EOMParts:
     """Validate the inputs of :func:`lagrange_eom` and build all intermediate quantities.
 
@@ -559,11 +622,12 @@ def assemble_eom(
             "the mass matrix d2L/dqd2 is singular in structure: is every velocity in the "
             f"kinetic energy? ({exc})"
         ) from None
-    return assemble_from_forces(q, qd, M_rows, M_fac, f, F_list, G_list, W_shift)
+    return assemble_from_forces(q, qd, M_rows, M_fac, f, F_list, G_list, W_shift, solver)
 
 
 def assemble_from_forces(q: list, qd: list, M_rows: list, M_fac: LUFactorization, f: list,
-                         F: list, G: list, W_shift: dict[int, Any] | None = None) -> EOMParts:
+                         F: list, G: list, W_shift: dict[int, Any] | None = None,
+                         solver: Any = "lu") -> EOMParts:
     """Build :class:`EOMParts` from a factorized mass matrix and the applied forces ``f``.
 
     :math:`M\\ddot q_a = f`, then the constraint rows of ``F`` (holonomic) and ``G``
@@ -574,6 +638,6 @@ def assemble_from_forces(q: list, qd: list, M_rows: list, M_fac: LUFactorization
     hol = holonomic_rows(F, q, qd)
     vel = velocity_rows(G, q, qd)
     J_rows, Jdqd = hol.a + vel.a, hol.c + vel.c
-    qdd, lam, W_rows, W_fac = _constrain(M_fac, qdd_a, J_rows, Jdqd, W_shift)
-    return EOMParts(q, qd, M_rows, f, J_rows, Jdqd, qdd_a, qdd, lam, W_rows, W_fac,
+    qdd, lam, W_rows, W_solve = _constrain(M_fac, qdd_a, J_rows, Jdqd, W_shift, solver)
+    return EOMParts(q, qd, M_rows, f, J_rows, Jdqd, qdd_a, qdd, lam, W_rows, W_solve,
                     hol.velocity_residual + vel.velocity_residual, len(F))

@@ -94,12 +94,9 @@ def ode_system(parts) -> list:
 
 def singularity_measures(parts) -> list:
     """Expressions :math:`d_k / W_{kk}` for every constraint row (see module docstring)."""
-    if parts.W_fac is None:
+    if parts.W_solve is None:
         return []
-    out = []
-    for k, inv_d in enumerate(parts.W_fac.inv_diag):
-        out.append(1.0 / (as_expression(inv_d) * as_expression(parts.W_rows[k][k])))
-    return out
+    return parts.W_solve.pivot_ratios(parts.W_rows)
 
 
 def bar_model_parts(sym: SymbolicModel):
