@@ -99,7 +99,7 @@ def singularity_measures(parts) -> list:
     return parts.W_solve.pivot_ratios(parts.W_rows)
 
 
-def bar_model_parts(sym: SymbolicModel):
+def bar_model_parts(sym: SymbolicModel, solver: str = "ordered"):
     """:class:`~quivira.lagrangian.EOMParts` of a bar model from its diagonal mass matrix.
 
     :math:`M = \\operatorname{diag}(m_i, m_i, m_i L_i^2/12)` is constant, so its
@@ -112,14 +112,15 @@ def bar_model_parts(sym: SymbolicModel):
                             tuple(sym.inv_mass_diag))
     M_rows = [{i: x} for i, x in enumerate(sym.mass_diag)]
     return assemble_from_forces(sym.q, sym.qd, M_rows, M_fac, sym.applied, sym.F, sym.G,
-                                sym.W_shift)
+                                sym.W_shift, solver)
 
 
-def compile_system(data: ModelData, tol: float | None, options: dict) -> CompiledSystem:
+def compile_system(data: ModelData, tol: float | None, options: dict,
+                   solver: str = "ordered") -> CompiledSystem:
     """Build and compile the integrator and output functions for the topology of ``data``."""
     t0 = time.perf_counter()
     sym = build_symbolic(data, use_pars=True)
-    parts = bar_model_parts(sym)
+    parts = bar_model_parts(sym, solver)
     sys = ode_system(parts)
     n, m = len(sym.q), len(parts.lambda_mult)
     t1 = time.perf_counter()

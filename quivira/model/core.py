@@ -95,6 +95,9 @@ class bar_joint_model(ConstraintMethods):  # noqa: N801 - name fixed by the API 
         self._observers: list[Callable] = []
         self.revision = 0
         self.cache_size = 8
+        #: how W λ = r is solved symbolically: "ordered" (fill-reducing permutation, measured
+        #: smaller and faster to compile on lattices: benchmarks/solver_choice.py) or "lu"
+        self.solver = "ordered"
         self.F: list = []
         self.q: list = []
         self.qd: list = []
@@ -601,12 +604,12 @@ class bar_joint_model(ConstraintMethods):  # noqa: N801 - name fixed by the API 
     def compiled(self, tol: float | None = None, purpose: str = "interactive") -> CompiledSystem:
         """The compiled system of the current topology (built on first use, then cached)."""
         opts = default_compile_options(3 * self.n_bars, purpose)
-        key = (topology_key(self._data), tol, tuple(sorted(opts.items())))
+        key = (topology_key(self._data), tol, tuple(sorted(opts.items())), self.solver)
         cs = self._cache.get(key)
         if cs is None:
             if self.n_bars == 0:
                 raise ValueError("the model has no bars; add a bar first")
-            cs = compile_system(self._data, tol, opts)
+            cs = compile_system(self._data, tol, opts, self.solver)
             self._cache[key] = cs
             while len(self._cache) > self.cache_size:
                 self._cache.popitem(last=False)
@@ -756,7 +759,8 @@ class bar_joint_model(ConstraintMethods):  # noqa: N801 - name fixed by the API 
         """
         sym = build_symbolic(self._data, use_pars=False)
         parts = assemble_eom(sym.lagrangian, sym.F, sym.q, sym.qd, sym.Q_nc,
-                             velocity_constraints=sym.G, W_shift=sym.W_shift)
+                             velocity_constraints=sym.G, W_shift=sym.W_shift,
+                             solver=self.solver)
         self.F, self.q, self.qd = list(sym.F), list(sym.q), list(sym.qd)
         sys = ode_system(parts)
         from ..lagrangian import _dense, _to_expr_array
