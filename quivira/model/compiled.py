@@ -81,7 +81,9 @@ class CompiledSystem:
     @property
     def decomposition_size(self) -> int:
         """Length of heyoka's decomposition of the ODE system (a measure of its cost)."""
-        return len(self.ta.decomposition)
+        if "decomposition_size" not in self.timings:
+            self.timings["decomposition_size"] = len(self.ta.decomposition)
+        return self.timings["decomposition_size"]
 
 
 def ode_system(parts) -> list:

@@ -878,7 +878,8 @@ class bar_joint_model(ConstraintMethods):  # noqa: N801 - name fixed by the API 
             kinetic_energy=o["kinetic_energy"], potential_energy=o["potential_energy"],
             position_residual=o["position_residual"], velocity_residual=o["velocity_residual"],
             info={"decomposition_size": cs.decomposition_size, "tol": cs.ta.tol,
-                  "order": cs.ta.order, **cs.timings},
+                  "order": cs.ta.order, **{k: v for k, v in cs.timings.items()
+                                           if k.endswith("_s")}},
             constraint_groups=constraint_groups(self._data, row_owner),
             dynamics_source=lambda: evaluate_dynamics(cs, states, pars, t),
             reaction_source=lambda lam: reactions_from_multipliers(lam, row_owner, joints),

@@ -125,11 +125,12 @@ def dependent_rows(J: np.ndarray, rel_tol: float = 1e-9) -> tuple[int, list[int]
     m = J.shape[0]
     if m == 0:
         return 0, []
-    U, S, _ = np.linalg.svd(J, full_matrices=True)
+    S = np.linalg.svd(J, compute_uv=False)  # singular vectors only when needed (slow here)
     smax = S[0] if S.size else 0.0
     rank = int(np.sum(S > rel_tol * max(smax, 1e-300)))
     if rank == m:
         return rank, []
+    U, _, _ = np.linalg.svd(J, full_matrices=True)
     left_null = U[:, rank:]
     weight = np.linalg.norm(left_null, axis=1)
     rows = [int(i) for i in np.nonzero(weight > 1e-8)[0]]
