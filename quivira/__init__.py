@@ -57,3 +57,7 @@ __all__ += [
     "Trajectory",
     "bar_joint_model",
 ]
+
+from .forms import LagrangeForms, lagrange_forms  # noqa: E402
+
+__all__ += ["LagrangeForms", "lagrange_forms"]

@@ -772,6 +772,40 @@ class bar_joint_model(ConstraintMethods):  # noqa: N801 - name fixed by the API 
             extra.append(_dense(parts.W_rows, len(parts.lambda_mult)))
         return (sys, *extra) if extra else sys
 
+    def linearize(self, q_op: Sequence[float] | None = None,
+                  qd_op: Sequence[float] | None = None, *, allow_nonequilibrium: bool = False):
+        """Linear model ``(A, B)`` about an operating point (default: the initial pose at
+        rest), in independent coordinates chosen by coordinate partitioning of J there.
+
+        ``x = (z, ż)``, ``ẋ = A x + B u`` with ``u`` the values ``(fx, fy, torque)`` of every
+        applied force. The result unpacks as ``A, B`` and tells ``.coordinates`` (the chosen
+        independent coordinates), ``.T`` (``δq = T δz``) and ``.inputs``. See
+        :mod:`quivira.model.linearize` for the equations and the treatment of operating
+        points that are not equilibria (ValueError unless ``allow_nonequilibrium``).
+        """
+        from .linearize import linearize
+
+        return linearize(self, q_op, qd_op, allow_nonequilibrium=allow_nonequilibrium)
+
+    def modes(self, q_op: Sequence[float] | None = None):
+        """Natural frequencies and mode shapes about an equilibrium (default: the initial
+        pose), from :math:`K_z v = ω^2 M_z v`; shapes mapped back to all bar coordinates.
+        Returns a :class:`quivira.model.linearize.Modes`."""
+        from .linearize import modes
+
+        return modes(self, q_op)
+
+    def mass_matrix_forms(self):
+        """The model's equations in SymPy ``LagrangesMethod`` layout (numeric data as
+        constants): a :class:`quivira.forms.LagrangeForms` with ``mass_matrix``,
+        ``forcing``, ``mass_matrix_full``, ``forcing_full`` and ``rhs()``."""
+        from ..forms import LagrangeForms
+
+        sym = build_symbolic(self._data, use_pars=False)
+        return LagrangeForms(assemble_eom(sym.lagrangian, sym.F, sym.q, sym.qd, sym.Q_nc,
+                                          velocity_constraints=sym.G, W_shift=sym.W_shift,
+                                          solver=self.solver))
+
     # ------------------------------------------------------------------ simulation
     def simulate(self, t_end: float, n_points: int = 201, *, tol: float | None = None,
                  projection: bool = False, singular_threshold: float = 1e-8,

@@ -1,0 +1,121 @@
+"""Mass-matrix forms of the constrained equations, laid out as SymPy's ``LagrangesMethod``.
+
+With :math:`n` coordinates, :math:`m` constraint rows :math:`a(q,t)\\,\\ddot q + c = 0`
+(holonomic rows :math:`F(q,t) = 0` differentiated twice, velocity rows
+:math:`A\\dot q + b = 0` once), :math:`M\\ddot q = f + J^T\\lambda`:
+
+* ``mass_matrix`` — :math:`[\\,M \\;\\; -J^T\\,]`, shape ``(n, n + m)`` (SymPy: ``mass_matrix``,
+  whose last columns hold its ``lam_coeffs.T = -J^T``);
+* ``forcing`` — :math:`f = \\partial L/\\partial q - (\\partial^2 L/\\partial\\dot q\\partial q)
+  \\dot q + Q_{nc}`, shape ``(n,)``;
+* ``mass_matrix_full`` — the augmented index-1 system in :math:`x = (q, \\dot q, \\lambda)`,
+
+  .. math:: \\begin{bmatrix} I & 0 & 0 \\\\ 0 & M & -J^T \\\\ 0 & J & 0 \\end{bmatrix}
+            \\begin{bmatrix} \\dot q \\\\ \\ddot q \\\\ \\lambda \\end{bmatrix}
+          = \\begin{bmatrix} \\dot q \\\\ f \\\\ -c \\end{bmatrix},
+
+  with ``forcing_full`` the right-hand side (SymPy's ``_f_cd`` is :math:`-c`);
+* ``rhs()`` — the explicit first-order form :math:`(\\dot q, \\ddot q, \\lambda)` obtained by
+  quivira's elimination (:math:`W\\lambda = -(J\\ddot q_a + c)`), as SymPy's ``rhs()`` solves
+  ``mass_matrix_full`` numerically.
+
+The multipliers are the same as SymPy's in these forms (:math:`J^T\\lambda` is the
+generalized constraint force). Differences from SymPy: entries are heyoka expressions in
+NumPy object arrays, structural zeros are ``hy.expression(0.)``, and the rows of velocity
+constraints follow the holonomic ones (as ``LagrangesMethod`` appends ``nonhol_coneqs``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import heyoka as hy
+import numpy as np
+
+from ._entries import as_expression
+from .lagrangian import EOMParts, _dense, _to_expr_array, assemble_eom
+
+__all__ = ["LagrangeForms", "lagrange_forms"]
+
+
+@dataclass
+class LagrangeForms:
+    """The mass-matrix forms of a constrained system (see the module docstring)."""
+
+    parts: EOMParts
+
+    @property
+    def n(self) -> int:
+        """Number of coordinates."""
+        return len(self.parts.q)
+
+    @property
+    def m(self) -> int:
+        """Number of constraint rows."""
+        return len(self.parts.J_rows)
+
+    @property
+    def M(self) -> np.ndarray:
+        """The ``(n, n)`` mass matrix."""
+        return _dense(self.parts.M_rows, self.n)
+
+    @property
+    def J(self) -> np.ndarray:
+        """The ``(m, n)`` matrix of the acceleration-level rows (``∂F/∂q``, then ``A``)."""
+        return _dense(self.parts.J_rows, self.n)
+
+    @property
+    def mass_matrix(self) -> np.ndarray:
+        """:math:`[M, -J^T]`, shape ``(n, n + m)``."""
+        return np.hstack([self.M, _negate(self.J.T)])
+
+    @property
+    def forcing(self) -> np.ndarray:
+        """:math:`f`, shape ``(n,)``."""
+        return _to_expr_array(self.parts.f)
+
+    @property
+    def mass_matrix_full(self) -> np.ndarray:
+        """The ``(2n + m, 2n + m)`` matrix of the augmented system."""
+        n, m = self.n, self.m
+        out = np.empty((2 * n + m, 2 * n + m), dtype=object)
+        out[...] = hy.expression(0.0)
+        for i in range(n):
+            out[i, i] = hy.expression(1.0)
+        out[n:2 * n, n:] = self.mass_matrix
+        out[2 * n:, n:2 * n] = self.J
+        return out
+
+    @property
+    def forcing_full(self) -> np.ndarray:
+        """:math:`(\\dot q, f, -c)`, shape ``(2n + m,)``."""
+        c = [-as_expression(x) for x in self.parts.Jdqd]
+        return _to_expr_array([*self.parts.qd, *self.parts.f, *c])
+
+    def rhs(self) -> np.ndarray:
+        """:math:`(\\dot q, \\ddot q, \\lambda)` in explicit form, shape ``(2n + m,)``."""
+        return _to_expr_array([*self.parts.qd, *self.parts.qdd, *self.parts.lambda_mult])
+
+
+def _negate(A: np.ndarray) -> np.ndarray:
+    out = np.empty(A.shape, dtype=object)
+    for idx, x in np.ndenumerate(A):
+        out[idx] = x if x == hy.expression(0.0) else -x
+    return out
+
+
+def lagrange_forms(lagrangian: hy.expression, F: Sequence, q: Sequence, qd: Sequence,
+                   Q_nc: Any = None, *, velocity_constraints: Sequence | None = None,
+                   solver: Any = "lu") -> LagrangeForms:
+    """Mass-matrix forms of the system of :func:`quivira.lagrange_eom` (same arguments).
+
+    Returns
+    -------
+    LagrangeForms
+        With ``mass_matrix``, ``forcing``, ``mass_matrix_full``, ``forcing_full`` and
+        ``rhs()``, laid out as SymPy's ``LagrangesMethod`` with ``hol_coneqs``.
+    """
+    return LagrangeForms(assemble_eom(lagrangian, F, q, qd, Q_nc,
+                                      velocity_constraints=velocity_constraints, solver=solver))

@@ -1,0 +1,235 @@
+"""Linearization about an operating point and vibration modes of a bar model.
+
+Coordinate partitioning: at the operating point :math:`q_0`, Gaussian elimination with
+complete pivoting on :math:`J(q_0)` picks :math:`r = \\operatorname{rank} J` dependent
+coordinates :math:`q_d` (the pivot columns); the others are the independent coordinates
+:math:`z = q_i`. Perturbations on the constraint manifold are :math:`δq = T δz + O(δz^2)` with
+
+.. math:: T:\\; δq_i = δz, \\qquad δq_d = -J_d^{-1} J_i\\, δz .
+
+With the exact derivatives of the accelerations of the equations of motion,
+:math:`A_q = \\partial\\ddot q/\\partial q`,
+:math:`A_{\\dot q} = \\partial\\ddot q/\\partial\\dot q`,
+:math:`B_u = \\partial\\ddot q/\\partial u` (``hy.diff_tensors``; :math:`u` are the applied
+force values ``fx, fy, torque`` of every force, in order), and :math:`S` selecting the
+independent rows,
+
+.. math:: \\frac{d}{dt}\\begin{bmatrix} δz \\\\ δ\\dot z \\end{bmatrix}
+   = \\underbrace{\\begin{bmatrix} 0 & I \\\\ S A_q T & S A_{\\dot q} T \\end{bmatrix}}_{A}
+     \\begin{bmatrix} δz \\\\ δ\\dot z \\end{bmatrix}
+   + \\underbrace{\\begin{bmatrix} 0 \\\\ S B_u \\end{bmatrix}}_{B} δu .
+
+At an equilibrium (at rest, :math:`\\ddot q = 0`) the reduced system is
+:math:`M_z \\ddot z + K_z z = 0` with :math:`M_z = T^T M T` and :math:`K_z = -M_z S A_q T`;
+the modes solve :math:`K_z v = ω^2 M_z v` and are mapped back to all coordinates as
+:math:`T v`.
+
+Treatment of other operating points: a state that violates the constraints is an error; a
+state at rest that is not an equilibrium is an error unless ``allow_nonequilibrium=True``,
+which gives the tangent linear model of the motion through that state (``modes`` always
+requires an equilibrium). Velocity constraints (knife edges) and driven constraints are not
+supported (a clear error).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import heyoka as hy
+import numpy as np
+
+from .compiled import CompiledSystem, evaluate_dynamics, evaluate_geometry, evaluate_outputs
+
+
+def partition(J: np.ndarray, rel_tol: float = 1e-10) -> tuple[list[int], list[int]]:
+    """Dependent (pivot) and independent columns of ``J`` by complete pivoting."""
+    A = np.array(J, dtype=float)
+    m, n = A.shape
+    rows, cols = list(range(m)), list(range(n))
+    dep: list[int] = []
+    scale = np.max(np.abs(A)) if A.size else 0.0
+    for _ in range(min(m, n)):
+        sub = np.abs(A[np.ix_(rows, cols)]) if rows and cols else np.zeros((0, 0))
+        if sub.size == 0 or sub.max() <= rel_tol * max(scale, 1e-300):
+            break
+        r, c = np.unravel_index(np.argmax(sub), sub.shape)
+        pr, pc = rows[r], cols[c]
+        A[rows, :] -= np.outer(A[rows, pc] / A[pr, pc], A[pr, :]) * (np.array(rows) != pr)[:, None]
+        dep.append(pc)
+        rows.remove(pr)
+        cols.remove(pc)
+    return sorted(dep), sorted(cols)
+
+
+def tangent_basis(J: np.ndarray, dep: list[int], ind: list[int]) -> np.ndarray:
+    """:math:`T` (n × len(ind)) with identity on ``ind`` and :math:`-J_d^{+} J_i` on ``dep``."""
+    n = J.shape[1]
+    T = np.zeros((n, len(ind)))
+    T[ind, np.arange(len(ind))] = 1.0
+    if dep:
+        T[dep, :] = -np.linalg.lstsq(J[:, dep], J[:, ind], rcond=None)[0]
+    return T
+
+
+class Linearization(tuple):
+    """``(A, B)`` of :meth:`bar_joint_model.linearize`, with more attributes.
+
+    Attributes
+    ----------
+    A, B : numpy.ndarray
+        State and input matrices in ``x = (z, ż)``.
+    coordinates : list of str
+        Names of the independent coordinates ``z`` (chosen by coordinate partitioning).
+    independent, dependent : list of int
+        Their indices in ``q``, and those of the dependent coordinates.
+    T : numpy.ndarray
+        Tangent basis, ``δq = T δz``.
+    inputs : list of str
+        What the columns of ``B`` are, e.g. ``"force 0 · fx"``.
+    q_op, qd_op : numpy.ndarray
+        The operating point.
+    """
+
+    def __new__(cls, A, B, **info):
+        obj = super().__new__(cls, (A, B))
+        obj.A, obj.B = A, B
+        for k, v in info.items():
+            setattr(obj, k, v)
+        return obj
+
+
+@dataclass
+class Modes:
+    """Vibration modes about an equilibrium.
+
+    Attributes
+    ----------
+    omega_squared : numpy.ndarray (d,)
+        Eigenvalues :math:`ω^2` of :math:`K_z v = ω^2 M_z v`, ascending (negative: unstable).
+    omega : numpy.ndarray (d,)
+        Natural angular frequencies :math:`\\sqrt{ω^2}` (0 where :math:`ω^2 \\le 0`; see
+        ``stable``).
+    stable : numpy.ndarray of bool (d,)
+        :math:`ω^2 > 0`.
+    shapes : numpy.ndarray (n, d)
+        Mode shapes on all bar coordinates (:math:`T v`, scaled to a largest entry of 1).
+    linearization : Linearization
+        The linear model they come from.
+    """
+
+    omega_squared: np.ndarray
+    omega: np.ndarray
+    stable: np.ndarray
+    shapes: np.ndarray
+    linearization: Linearization
+
+    @property
+    def frequencies_hz(self) -> np.ndarray:
+        """:math:`ω / 2π`."""
+        return self.omega / (2 * np.pi)
+
+    def __len__(self) -> int:
+        return self.omega.shape[0]
+
+
+def _jacobian_function(cs: CompiledSystem, force_pars: list):
+    """Compiled :math:`\\partial\\ddot q/\\partial(q, \\dot q, u)` (cached on ``cs``)."""
+    key = ("linearization", tuple(str(p) for p in force_pars))
+    cache = cs.timings.setdefault("_extra", {})
+    if key not in cache:
+        parts = cs.parts
+        qdd = [x if isinstance(x, hy.expression) else hy.expression(float(x)) for x in parts.qdd]
+        args = [*parts.q, *parts.qd, *force_pars]
+        dt = hy.diff_tensors(qdd, diff_args=args, diff_order=1)
+        jac = np.asarray(dt.jacobian, dtype=object)
+        cf = hy.cfunc(list(jac.ravel()), vars=[*parts.q, *parts.qd], **cs.cfunc_options)
+        cache[key] = (cf, jac.shape)
+    return cache[key]
+
+
+def linearize(model, q_op=None, qd_op=None, *, allow_nonequilibrium: bool = False,
+              equilibrium_tol: float = 1e-8) -> Linearization:
+    """See :meth:`quivira.bar_joint_model.linearize` and the module docstring."""
+    cs = model.compiled()
+    data = model._data
+    if data.knife_edges or any(c.velocity_level for c in data.coordinate_constraints) or any(
+            u.velocity_level for u in data.user_constraints):
+        raise ValueError("linearize: velocity (non-holonomic) constraints are not supported; "
+                         "remove knife edges and velocity-level constraints first")
+    n = model.n_coordinates
+    state = np.array(model.get_initial_state())
+    q0 = state[:n] if q_op is None else np.asarray(q_op, dtype=float).reshape(-1)
+    qd0 = np.zeros(n) if qd_op is None else np.asarray(qd_op, dtype=float).reshape(-1)
+    if q0.shape != (n,) or qd0.shape != (n,):
+        raise ValueError(f"q_op and qd_op must have {n} entries each, got {q0.shape} and "
+                         f"{qd0.shape}")
+    if not (np.all(np.isfinite(q0)) and np.all(np.isfinite(qd0))):
+        raise ValueError("q_op and qd_op must be finite")
+    pars = model.parameter_values()
+    if cs.geometry.is_time_dependent if cs.m else False:
+        raise ValueError("linearize: driven (time-dependent) constraints are not supported")
+    F, J = evaluate_geometry(cs, q0, pars)
+    labels = cs.symbolic.labels
+    if F.size and np.max(np.abs(F)) > model.tolerance:
+        k = int(np.argmax(np.abs(F)))
+        raise ValueError(f"linearize: the operating point violates {labels[k]} by {F[k]:.3g}; "
+                         "pass a consistent q_op (see model.assemble())")
+    x0 = np.concatenate([q0, qd0])
+    v = evaluate_outputs(cs, x0[None, :], pars)["velocity_residual"][0]
+    if v.size and np.max(np.abs(v)) > model.tolerance:
+        k = int(np.argmax(np.abs(v)))
+        raise ValueError(f"linearize: qd_op violates {labels[k]} (J qd = {v[k]:.3g})")
+    active = model._active_rows(cs)
+    Ja = J[active]
+    dep, ind = partition(Ja)
+    if len(dep) < Ja.shape[0]:
+        raise ValueError("linearize: the constraints are redundant at the operating point "
+                         f"(rank {len(dep)} < {Ja.shape[0]} rows)")
+    if not ind:
+        raise ValueError("linearize: the model has no degree of freedom at this pose")
+    T = tangent_basis(Ja, dep, ind)
+    qdd0 = evaluate_dynamics(cs, x0[None, :], pars)["qdd"][0]
+    scale = max(1.0, float(np.max(np.abs(model.parameter_values()))))
+    if np.max(np.abs(qdd0)) > equilibrium_tol * scale and not allow_nonequilibrium:
+        k = int(np.argmax(np.abs(qdd0)))
+        raise ValueError(
+            f"linearize: the operating point is not an equilibrium (qdd[{k}] = {qdd0[k]:.3g}); "
+            "pass allow_nonequilibrium=True for the tangent linear model of the motion "
+            "through this state")
+    layout_index = {key: i for i, key in enumerate(model.parameter_keys())}
+    force_keys = [("force", k, c) for k in range(len(data.forces))
+                  for c in ("fx", "fy", "torque")]
+    force_pars = [hy.par[layout_index[key]] for key in force_keys]
+    cf, shape = _jacobian_function(cs, force_pars)
+    p = pars[: cf.nparams]
+    jac = cf(x0, pars=p).reshape(shape)
+    Aq, Aqd, Bu = jac[:, :n], jac[:, n:2 * n], jac[:, 2 * n:]
+    d = len(ind)
+    A = np.zeros((2 * d, 2 * d))
+    A[:d, d:] = np.eye(d)
+    A[d:, :d] = Aq[ind] @ T
+    A[d:, d:] = Aqd[ind] @ T
+    B = np.zeros((2 * d, len(force_keys)))
+    B[d:, :] = Bu[ind]
+    names = [n_ for i in range(model.n_bars) for n_ in (f"x{i}", f"y{i}", f"th{i}")]
+    return Linearization(
+        A, B, coordinates=[names[i] for i in ind], independent=ind, dependent=dep, T=T,
+        inputs=[f"force {k} · {c}" for _, k, c in force_keys], q_op=q0, qd_op=qd0)
+
+
+def modes(model, q_op=None) -> Modes:
+    """See :meth:`quivira.bar_joint_model.modes` and the module docstring."""
+    lin = linearize(model, q_op, None)
+    d = len(lin.independent)
+    T = lin.T
+    Mz = T.T @ (model._mass_diag()[:, None] * T)
+    Kz = -Mz @ lin.A[d:, :d]
+    Kz = 0.5 * (Kz + Kz.T)
+    Lc = np.linalg.cholesky(Mz)
+    Li = np.linalg.inv(Lc)
+    w2, Y = np.linalg.eigh(Li @ Kz @ Li.T)
+    V = Li.T @ Y
+    shapes = T @ V
+    shapes /= np.max(np.abs(shapes), axis=0, keepdims=True)
+    stable = w2 > 0
+    return Modes(w2, np.sqrt(np.where(stable, w2, 0.0)), stable, shapes, lin)
