@@ -91,13 +91,19 @@ def holonomic_rows(F: list, q: list, qd: list) -> Rows:
     return Rows(a_rows, c_rows, v_rows)
 
 
-def velocity_rows(G: list, q: list, qd: list) -> Rows:
+def velocity_rows(G: list, q: list, qd: list, *, allow_nonlinear: bool = False) -> Rows:
     """Rows of :math:`A(q, t)\\dot q + b(q, t) = 0` (see the module docstring).
+
+    With ``allow_nonlinear`` a row may be any :math:`g(q, \\dot q, t) = 0`: then
+    :math:`a = \\partial g/\\partial\\dot q` depends on the velocities, the acceleration
+    equation is still :math:`a\\ddot q + (\\partial g/\\partial q)\\dot q + \\partial g/\\partial t
+    = 0`, and the constraint force :math:`a^T\\lambda` follows Chetaev's rule (as Exudyn's
+    velocity-level coordinate constraints with quadratic terms).
 
     Raises
     ------
     ValueError
-        If a row is not linear in the velocities.
+        If a row is not linear in the velocities and ``allow_nonlinear`` is False.
     """
     q_aug = [*q, _TAU]
     qd_aug = [*qd, 1.0]
@@ -108,7 +114,7 @@ def velocity_rows(G: list, q: list, qd: list) -> Rows:
         g_t = _untime(g)
         A = _grad(g_t, qd, iqd)
         for j, x in A.items():
-            if _deps(x, iqd):
+            if not allow_nonlinear and _deps(x, iqd):
                 raise ValueError(
                     f"velocity_constraints[{k}]: must be linear in the velocities "
                     f"(A(q, t) qd + b(q, t)), but d/d{qd[j]} still depends on velocities"

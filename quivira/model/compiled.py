@@ -59,6 +59,7 @@ class CompiledSystem:
     J_pattern: list
     n: int
     m: int
+    n_holonomic: int
     tol: float | None
     options: dict
     timings: dict = field(default_factory=dict)
@@ -114,7 +115,7 @@ def bar_model_parts(sym: SymbolicModel, solver: str = "ordered"):
                             tuple(sym.inv_mass_diag))
     M_rows = [{i: x} for i, x in enumerate(sym.mass_diag)]
     return assemble_from_forces(sym.q, sym.qd, M_rows, M_fac, sym.applied, sym.F, sym.G,
-                                sym.W_shift, solver)
+                                sym.W_shift, solver, nonlinear_velocity_rows=True)
 
 
 def compile_system(data: ModelData, tol: float | None, options: dict,
@@ -140,24 +141,27 @@ def compile_system(data: ModelData, tol: float | None, options: dict,
     pattern = [(k, j) for k, row in enumerate(parts.J_rows) for j in row]
     geo_exprs = [as_expression(x) for x in pos_res]
     geo_exprs += [as_expression(parts.J_rows[k][j]) for k, j in pattern]
-    geometry = hy.cfunc(geo_exprs or [hy.expression(0.0)], vars=list(sym.q), **cf_opts)
+    geometry = hy.cfunc(geo_exprs or [hy.expression(0.0)], vars=[*sym.q, *sym.qd], **cf_opts)
     t3 = time.perf_counter()
     timings = {"build_s": t1 - t0, "compile_integrator_s": t2 - t1, "compile_outputs_s": t3 - t2}
-    return CompiledSystem(sym, parts, ta, outputs, geometry, pattern, n, m, tol, dict(options),
-                          timings, cf_opts)
+    return CompiledSystem(sym, parts, ta, outputs, geometry, pattern, n, m, parts.n_holonomic,
+                          tol, dict(options), timings, cf_opts)
 
 
 def _time_kw(cf, t):
     return {"time": t} if cf.is_time_dependent else {}
 
 
-def evaluate_geometry(cs: CompiledSystem, q: np.ndarray, pars: np.ndarray, t: float = 0.0):
-    """Return ``(F(q, t), J(q, t))`` as numpy arrays (``J`` dense ``(m, n)``; rows of velocity
-    constraints have ``F = 0`` and their ``A`` in ``J``)."""
+def evaluate_geometry(cs: CompiledSystem, q: np.ndarray, pars: np.ndarray, t: float = 0.0,
+                      qd: np.ndarray | None = None):
+    """Return ``(F(q, t), J(q, qd, t))`` as numpy arrays (``J`` dense ``(m, n)``; rows of
+    velocity constraints have ``F = 0`` and their :math:`\\partial g/\\partial \\dot q` in ``J``,
+    which depends on ``qd`` for constraints nonlinear in the velocities; default qd = 0)."""
     if cs.m == 0:
         return np.zeros(0), np.zeros((0, cs.n))
-    vals = cs.geometry(np.asarray(q, dtype=float), pars=pars[: cs.geometry.nparams],
-                       **_time_kw(cs.geometry, t))
+    x = np.concatenate([np.asarray(q, dtype=float),
+                        np.zeros(cs.n) if qd is None else np.asarray(qd, dtype=float)])
+    vals = cs.geometry(x, pars=pars[: cs.geometry.nparams], **_time_kw(cs.geometry, t))
     F = vals[: cs.m].copy()
     J = np.zeros((cs.m, cs.n))
     for (k, j), v in zip(cs.J_pattern, vals[cs.m :], strict=True):

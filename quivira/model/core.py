@@ -617,8 +617,15 @@ class bar_joint_model(ConstraintMethods):  # noqa: N801 - name fixed by the API 
             self._cache.move_to_end(key)
         return cs
 
-    def _geometry_fn(self, cs: CompiledSystem, pars: np.ndarray):
-        return lambda q: evaluate_geometry(cs, q, pars)
+    def _geometry_fn(self, cs: CompiledSystem, pars: np.ndarray, t: float = 0.0):
+        """``q -> (F, J)`` of the holonomic rows only (what positions must satisfy)."""
+        k = cs.n_holonomic
+
+        def fn(q):
+            F, J = evaluate_geometry(cs, q, pars, t)
+            return F[:k], J[:k]
+
+        return fn
 
     def _mass_diag(self) -> np.ndarray:
         return np.array([w for b in self._data.bars
@@ -689,7 +696,7 @@ class bar_joint_model(ConstraintMethods):  # noqa: N801 - name fixed by the API 
                      if abs(F[k]) > self.tolerance]
             raise ValueError("assemble: the constraints cannot all be met from this pose; "
                              "worst: " + ", ".join(names))
-        _, J = evaluate_geometry(cs, q, pars)
+        _, J = evaluate_geometry(cs, q, pars, qd=state[n:])
         v = evaluate_outputs(cs, np.concatenate([q, state[n:]])[None, :],
                              pars)["velocity_residual"][0]
         qd = geo.project_velocities(state[n:], J, self._mass_diag(), v)
@@ -712,7 +719,7 @@ class bar_joint_model(ConstraintMethods):  # noqa: N801 - name fixed by the API 
         """Check the initial state: positions, redundancy, velocities (projected, warning)."""
         n = self.n_coordinates
         state = np.array(self.get_initial_state())
-        F, J = evaluate_geometry(cs, state[:n], pars)
+        F, J = evaluate_geometry(cs, state[:n], pars, qd=state[n:])
         labels = cs.symbolic.labels
         if F.size:
             bad = np.nonzero(np.abs(F) > self.tolerance)[0]
@@ -887,11 +894,9 @@ class bar_joint_model(ConstraintMethods):  # noqa: N801 - name fixed by the API 
                 break
             s = ta.state.copy()
 
-            def geom(q, t=grid[k]):
-                return evaluate_geometry(cs, q, pars, t)
-
+            geom = self._geometry_fn(cs, pars, grid[k])
             q, F, ok = geo.project_positions(s[:n], geom, w, tol=1e-15, max_iter=5)
-            _, J = geom(q)
+            _, J = evaluate_geometry(cs, q, pars, grid[k], qd=s[n:])
             v = evaluate_outputs(cs, np.concatenate([q, s[n:]])[None, :], pars,
                                  grid[k])["velocity_residual"][0]
             qd = geo.project_velocities(s[n:], J, Mdiag, v)
@@ -929,7 +934,7 @@ class bar_joint_model(ConstraintMethods):  # noqa: N801 - name fixed by the API 
             raise ValueError(f"state: expected {2 * n} values, got shape {arr.shape}")
         cs = self.compiled()
         pars = self.parameter_values()
-        _, J = evaluate_geometry(cs, arr[:n], pars)
+        _, J = evaluate_geometry(cs, arr[:n], pars, qd=arr[n:])
         Md = self._mass_diag()
         W = (J / Md[None, :]) @ J.T
         o = evaluate_dynamics(cs, arr[None, :], pars)
