@@ -531,18 +531,26 @@ def lagrange_eom(
     """
     parts = assemble_eom(lagrangian, F, q, qd, Q_nc, velocity_constraints=velocity_constraints,
                          solver=solver)
-    q, qd, n = parts.q, parts.qd, len(parts.q)
-    qdd, lam, W_rows = parts.qdd, parts.lambda_mult, parts.W_rows
-    sys = [(q[i], qd[i]) for i in range(n)]
-    sys += [(qd[i], as_expression(qdd[i])) for i in range(n)]
+    return eom_result(parts, return_multipliers, return_W)
+
+
+def first_order_system(parts: EOMParts) -> list:
+    """``[(q_i, qd_i)..., (qd_i, qdd_i)...]``: the first-order system of :class:`EOMParts`."""
+    n = len(parts.q)
+    sys = [(parts.q[i], parts.qd[i]) for i in range(n)]
+    sys += [(parts.qd[i], as_expression(parts.qdd[i])) for i in range(n)]
+    return sys
+
+
+def eom_result(parts: EOMParts, return_multipliers: bool, return_W: bool) -> list | tuple:
+    """The return value of :func:`lagrange_eom` (``sys`` or a tuple with λ and/or W)."""
+    sys = first_order_system(parts)
     extra: list = []
     if return_multipliers:
-        extra.append(_to_expr_array(lam))
+        extra.append(_to_expr_array(parts.lambda_mult))
     if return_W:
-        extra.append(_dense(W_rows, len(lam)))
-    if extra:
-        return (sys, *extra)
-    return sys
+        extra.append(_dense(parts.W_rows, len(parts.lambda_mult)))
+    return (sys, *extra) if extra else sys
 
 
 @dataclass

@@ -22,7 +22,7 @@ import heyoka as hy
 import numpy as np
 
 from .._entries import as_expression
-from ..lagrangian import assemble_from_forces
+from ..lagrangian import assemble_from_forces, first_order_system
 from ..linalg import LUFactorization
 from .builder import SymbolicModel, build_symbolic
 from .components import ModelData
@@ -87,12 +87,7 @@ class CompiledSystem:
         return self.timings["decomposition_size"]
 
 
-def ode_system(parts) -> list:
-    """First-order system ``[(q_i, qd_i)..., (qd_i, qdd_i)...]`` from :class:`EOMParts`."""
-    n = len(parts.q)
-    sys = [(parts.q[i], parts.qd[i]) for i in range(n)]
-    sys += [(parts.qd[i], as_expression(parts.qdd[i])) for i in range(n)]
-    return sys
+ode_system = first_order_system
 
 
 def singularity_measures(parts) -> list:

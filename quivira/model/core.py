@@ -19,7 +19,7 @@ from typing import Any
 import heyoka as hy
 import numpy as np
 
-from ..lagrangian import assemble_eom
+from ..lagrangian import assemble_eom, eom_result
 from . import geometry as geo
 from . import persistence
 from .builder import build_symbolic, parameter_layout, topology_key
@@ -30,7 +30,6 @@ from .compiled import (
     evaluate_dynamics,
     evaluate_geometry,
     evaluate_outputs,
-    ode_system,
 )
 from .components import (
     Bar,
@@ -769,15 +768,7 @@ class bar_joint_model(ConstraintMethods):  # noqa: N801 - name fixed by the API 
                              velocity_constraints=sym.G, W_shift=sym.W_shift,
                              solver=self.solver)
         self.F, self.q, self.qd = list(sym.F), list(sym.q), list(sym.qd)
-        sys = ode_system(parts)
-        from ..lagrangian import _dense, _to_expr_array
-
-        extra = []
-        if return_multipliers:
-            extra.append(_to_expr_array(parts.lambda_mult))
-        if return_W:
-            extra.append(_dense(parts.W_rows, len(parts.lambda_mult)))
-        return (sys, *extra) if extra else sys
+        return eom_result(parts, return_multipliers, return_W)
 
     def linearize(self, q_op: Sequence[float] | None = None,
                   qd_op: Sequence[float] | None = None, *, allow_nonequilibrium: bool = False):
