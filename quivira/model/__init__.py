@@ -1,6 +1,7 @@
 """The planar bar-joint model and its simulation results."""
 
-from .core import BarJointModel, ConstraintCheck, ConstraintWarning, bar_joint_model
+from .core import BarJointModel, bar_joint_model
+from .simulation import ConstraintCheck, ConstraintWarning
 from .trajectory import ReactionForce, SingularConfigurationError, Trajectory
 
 __all__ = [
