@@ -14,7 +14,9 @@ With :math:`n` coordinates, :math:`m` constraint rows :math:`a(q,t)\\,\\ddot q +
             \\begin{bmatrix} \\dot q \\\\ \\ddot q \\\\ \\lambda \\end{bmatrix}
           = \\begin{bmatrix} \\dot q \\\\ f \\\\ -c \\end{bmatrix},
 
-  with ``forcing_full`` the right-hand side (SymPy's ``_f_cd`` is :math:`-c`);
+  with ``forcing_full`` the right-hand side (SymPy's ``_f_cd`` is :math:`-c`); a switched-off
+  coordinate constraint has a zero row of :math:`J` and a 1 in the :math:`\\lambda` block, so
+  its row reads :math:`\\lambda_k = 0`;
 * ``rhs()`` — the explicit first-order form :math:`(\\dot q, \\ddot q, \\lambda)` obtained by
   quivira's elimination (:math:`W\\lambda = -(J\\ddot q_a + c)`), as SymPy's ``rhs()`` solves
   ``mass_matrix_full`` numerically.
@@ -86,6 +88,8 @@ class LagrangeForms:
             out[i, i] = hy.expression(1.0)
         out[n:2 * n, n:] = self.mass_matrix
         out[2 * n:, n:2 * n] = self.J
+        for k, shift in (self.parts.W_shift or {}).items():  # switched-off rows: λ_k = 0
+            out[2 * n + k, 2 * n + k] = as_expression(shift)
         return out
 
     @property

@@ -577,6 +577,7 @@ class EOMParts:
     W_solve: WSolve | None
     velocity_residual: list
     n_holonomic: int
+    W_shift: dict | None = None
 
 
 def assemble_eom(
@@ -651,4 +652,4 @@ def assemble_from_forces(q: list, qd: list, M_rows: list, M_fac: LUFactorization
     J_rows, Jdqd = hol.a + vel.a, hol.c + vel.c
     qdd, lam, W_rows, W_solve = _constrain(M_fac, qdd_a, J_rows, Jdqd, W_shift, solver)
     return EOMParts(q, qd, M_rows, f, J_rows, Jdqd, qdd_a, qdd, lam, W_rows, W_solve,
-                    hol.velocity_residual + vel.velocity_residual, len(F))
+                    hol.velocity_residual + vel.velocity_residual, len(F), W_shift)

@@ -25,10 +25,12 @@ the modes solve :math:`K_z v = ω^2 M_z v` and are mapped back to all coordinate
 :math:`T v`.
 
 Treatment of other operating points: a state that violates the constraints is an error; a
-state at rest that is not an equilibrium is an error unless ``allow_nonequilibrium=True``,
-which gives the tangent linear model of the motion through that state (``modes`` always
-requires an equilibrium). Velocity constraints (knife edges) and driven constraints are not
-supported (a clear error).
+state that is not an equilibrium is an error unless ``allow_nonequilibrium=True``, which
+gives the tangent linear model of the motion through that state (``modes`` always requires
+an equilibrium). With :math:`\\dot z_0 \\ne 0` the position block gains
+:math:`S A_{\\dot q}\\,\\partial(T\\dot z_0)/\\partial z` (the tangent basis turns along the
+manifold), evaluated by central differences (relative accuracy about 1e-8). Velocity
+constraints (knife edges) and driven constraints are not supported (a clear error).
 """
 
 from __future__ import annotations
@@ -208,6 +210,9 @@ def linearize(model, q_op=None, qd_op=None, *, allow_nonequilibrium: bool = Fals
     A = np.zeros((2 * d, 2 * d))
     A[:d, d:] = np.eye(d)
     A[d:, :d] = Aq[ind] @ T
+    if np.any(qd0 != 0.0):
+        # qd = T(q) ż: moving along δz also turns the velocity, δqd ∋ (∂(T ż0)/∂z) δz
+        A[d:, :d] += Aqd[ind] @ _dT_zdot(model, cs, pars, q0, qd0[ind], ind, dep)
     A[d:, d:] = Aqd[ind] @ T
     B = np.zeros((2 * d, len(force_keys)))
     B[d:, :] = Bu[ind]
@@ -215,6 +220,35 @@ def linearize(model, q_op=None, qd_op=None, *, allow_nonequilibrium: bool = Fals
     return Linearization(
         A, B, coordinates=[names[i] for i in ind], independent=ind, dependent=dep, T=T,
         inputs=[f"force {k} · {c}" for _, k, c in force_keys], q_op=q0, qd_op=qd0)
+
+
+def _dT_zdot(model, cs, pars, q0, zd0, ind, dep, rel_h: float = 1e-5) -> np.ndarray:
+    """:math:`\\partial (T(q(z))\\,\\dot z_0)/\\partial z` by central differences, each
+    perturbed pose put back on the constraints by Newton steps on the dependent coordinates.
+    """
+    geom = model._geometry_fn(cs, pars)
+    active = model._active_rows(cs)[: cs.n_holonomic]
+
+    def T_zd(z_shift: np.ndarray) -> np.ndarray:
+        q = q0.copy()
+        q[ind] += z_shift
+        for _ in range(30):
+            F, J = geom(q)
+            F, J = F[active], J[active]
+            if F.size == 0 or np.max(np.abs(F)) < 1e-14:
+                break
+            q[dep] -= np.linalg.lstsq(J[:, dep], F, rcond=None)[0]
+        _, J = geom(q)
+        return tangent_basis(J[active], dep, ind) @ zd0
+
+    d = len(ind)
+    out = np.zeros((q0.shape[0], d))
+    for k in range(d):
+        h = rel_h * max(1.0, abs(q0[ind[k]]))
+        e = np.zeros(d)
+        e[k] = h
+        out[:, k] = (T_zd(e) - T_zd(-e)) / (2 * h)
+    return out
 
 
 def modes(model, q_op=None) -> Modes:

@@ -27,7 +27,7 @@ from .compiled import (
     evaluate_geometry,
     evaluate_outputs,
 )
-from .components import check_positive
+from .components import check_positive, check_real
 from .trajectory import (
     SingularConfigurationError,
     Trajectory,
@@ -47,6 +47,12 @@ class ConstraintCheck(dict):
 
     def __bool__(self) -> bool:
         return bool(self["satisfied"])
+
+    def __getattr__(self, name: str):
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(name) from None
 
 
 
@@ -84,8 +90,10 @@ class SimulationMethods:
         return np.array([w for b in self._data.bars
                          for w in (b.mass, b.mass, b.mass * b.length ** 2 / 12.0)])
 
-    def check_constraint_fulfillment(self, state: Sequence[float]) -> ConstraintCheck:
-        """Evaluate the constraint residuals at ``state = [q..., qd...]``.
+    def check_constraint_fulfillment(self, state: Sequence[float],
+                                     t: float = 0.0) -> ConstraintCheck:
+        """Evaluate the constraint residuals at ``state = [q..., qd...]`` and time ``t`` (which
+        matters for driven constraints).
 
         Returns
         -------
@@ -101,8 +109,9 @@ class SimulationMethods:
                              f"got shape {arr.shape}")
         cs = self.compiled()
         pars = self.parameter_values()
-        F, _ = evaluate_geometry(cs, arr[:n], pars)
-        v = evaluate_outputs(cs, arr[None, :], pars)["velocity_residual"][0]
+        t = check_real(t, "t")
+        F, _ = evaluate_geometry(cs, arr[:n], pars, t)
+        v = evaluate_outputs(cs, arr[None, :], pars, t)["velocity_residual"][0]
         mp = float(np.max(np.abs(F))) if F.size else 0.0
         mv = float(np.max(np.abs(v))) if v.size else 0.0
         return ConstraintCheck(labels=cs.symbolic.labels, position=F, velocity=v,
@@ -315,19 +324,22 @@ class SimulationMethods:
         )
 
     # ------------------------------------------------------------------ numbers at a state
-    def matrices(self, state: Sequence[float] | None = None) -> dict:
-        """Numeric ``M``, ``J``, ``W = J M⁻¹ Jᵀ`` and ``lambda_mult`` at a state (default:
-        the initial state), with the rank of J and the degrees of freedom."""
+    def matrices(self, state: Sequence[float] | None = None, t: float = 0.0) -> dict:
+        """Numeric ``M``, ``J``, ``W = J M⁻¹ Jᵀ``, ``lambda_mult`` and ``qdd`` at a state
+        (default: the initial state) and time ``t`` (for driven constraints), with the rank of
+        J, the degrees of freedom and the singularity measure (min pivot ratio of W in the
+        factorization's row order, see :class:`Trajectory`)."""
         n = self.n_coordinates
         arr = np.asarray(self.get_initial_state() if state is None else state, dtype=float)
         if arr.shape != (2 * n,):
             raise ValueError(f"state: expected {2 * n} values, got shape {arr.shape}")
         cs = self.compiled()
         pars = self.parameter_values()
-        _, J = evaluate_geometry(cs, arr[:n], pars, qd=arr[n:])
+        t = check_real(t, "t")
+        _, J = evaluate_geometry(cs, arr[:n], pars, t, qd=arr[n:])
         Md = self._mass_diag()
         W = (J / Md[None, :]) @ J.T
-        o = evaluate_dynamics(cs, arr[None, :], pars)
+        o = evaluate_dynamics(cs, arr[None, :], pars, t)
         rank, _ = geo.dependent_rows(J)
         return {"M": np.diag(Md), "J": J, "W": W, "lambda_mult": o["lambda_mult"][0],
                 "qdd": o["qdd"][0], "labels": list(cs.symbolic.labels), "rank_J": rank,

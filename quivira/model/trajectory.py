@@ -99,7 +99,10 @@ class Trajectory:
 
     @property
     def singularity(self) -> np.ndarray:
-        """:math:`\\min_k d_k/W_{kk}` per point (1 well-conditioned, → 0 near singular)."""
+        """:math:`\\min_k d_k/W_{kk}` per point (1 well-conditioned, → 0 near singular), with
+        :math:`d_k` the pivots of the symbolic LU of W in the solver's row order (the model's
+        ``"ordered"`` permutation): a row-order dependent but cheap measure, bounded by
+        :math:`σ_{min}(W)/\\max_k W_{kk} \\le \\min_k d_k/W_{kk} \\le 1`."""
         return self._dynamics()["singularity"]
 
     @property
