@@ -7,9 +7,11 @@ m L²/12 about the centre; gravity g along −y (``set_g``).
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 import math
+import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -70,6 +72,8 @@ class bar_joint_model(ConstraintMethods, SimulationMethods):  # noqa: N801 - API
         self._data = ModelData()
         self._cache: OrderedDict[tuple, CompiledSystem] = OrderedDict()
         self._observers: list[Callable] = []
+        self._batch_depth = 0
+        self._batch_changes: list[str] = []
         self.revision = 0
         self.cache_size = 8
         #: how W λ = r is solved symbolically: "ordered" (fill-reducing permutation, measured
@@ -93,8 +97,43 @@ class bar_joint_model(ConstraintMethods, SimulationMethods):  # noqa: N801 - API
     def _commit(self, data: ModelData, what: str) -> None:
         self._data = data
         self.revision += 1
+        if self._batch_depth:
+            self._batch_changes.append(what)
+            return
+        self._notify(what)
+
+    def _notify(self, what: str) -> None:
         for cb in list(self._observers):
-            cb(what)
+            try:
+                cb(what)
+            except Exception as exc:  # an observer's bug must not undo or hide the edit
+                warnings.warn(f"model observer {cb!r} failed on {what!r}: {exc!r}",
+                              RuntimeWarning, stacklevel=3)
+
+    @contextlib.contextmanager
+    def batch(self):
+        """Group edits: observers are told once, at the end (``what`` = ``"batch: ..."``).
+
+        If an edit inside raises, the edits made before it are kept (each edit is
+        validated on its own) and observers are still told.
+        """
+        self._batch_depth += 1
+        try:
+            yield self
+        finally:
+            self._batch_depth -= 1
+            if not self._batch_depth and self._batch_changes:
+                changes, self._batch_changes = self._batch_changes, []
+                self._notify("batch: " + ", ".join(dict.fromkeys(changes)))
+
+    def replace_with(self, other: bar_joint_model) -> None:
+        """Make this model a copy of ``other`` (e.g. one loaded from a file), keeping this
+        object, its observers and its compiled-code cache; one notification."""
+        if not isinstance(other, bar_joint_model):
+            raise ValueError(f"replace_with: expected a bar_joint_model, got "
+                             f"{type(other).__name__}")
+        self.tolerance = other.tolerance
+        self._commit(copy.deepcopy(other._data), "replaced")
 
     def _draft(self) -> ModelData:
         return copy.deepcopy(self._data)

@@ -60,10 +60,28 @@ class SimulationMethods:
     """Mixin of :class:`~quivira.bar_joint_model`: compiled code, checks, simulation."""
 
     # ------------------------------------------------------------------ compiled code
-    def compiled(self, tol: float | None = None, purpose: str = "interactive") -> CompiledSystem:
-        """The compiled system of the current topology (built on first use, then cached)."""
+    def _cache_key(self, tol: float | None, purpose: str) -> tuple:
         opts = default_compile_options(3 * self.n_bars, purpose)
-        key = (topology_key(self._data), tol, tuple(sorted(opts.items())), self.solver)
+        return (topology_key(self._data), tol, tuple(sorted(opts.items())), self.solver)
+
+    def topology_key(self) -> tuple:
+        """What the compiled code depends on (bars, joints, supports, force points,
+        constraints); equal keys share compiled code, value edits leave it unchanged."""
+        return topology_key(self._data)
+
+    def is_compiled(self, tol: float | None = None, purpose: str = "interactive") -> bool:
+        """Whether :meth:`simulate` with these options would reuse compiled code."""
+        return self._cache_key(tol, purpose) in self._cache
+
+    def compiled(self, tol: float | None = None, purpose: str = "interactive", *,
+                 dynamics: bool = False) -> CompiledSystem:
+        """The compiled system of the current topology (built on first use, then cached).
+
+        With ``dynamics`` the function evaluating multipliers, accelerations and the
+        singularity measure is compiled too (otherwise on first need, e.g. by the
+        singularity monitor of :meth:`simulate`)."""
+        opts = default_compile_options(3 * self.n_bars, purpose)
+        key = self._cache_key(tol, purpose)
         cs = self._cache.get(key)
         if cs is None:
             if self.n_bars == 0:
@@ -74,6 +92,8 @@ class SimulationMethods:
                 self._cache.popitem(last=False)
         else:
             self._cache.move_to_end(key)
+        if dynamics:
+            cs.dynamics  # noqa: B018 - compiles on access
         return cs
 
     def _geometry_fn(self, cs: CompiledSystem, pars: np.ndarray, t: float = 0.0):

@@ -1,0 +1,117 @@
+"""Typeset one symbolic entry of M, J, W or λ with readable names.
+
+The compiled equations use runtime parameters ``par[i]`` for every numeric datum; the
+model's :meth:`~quivira.bar_joint_model.parameter_keys` says what each one is, so the formula
+can be shown in the usual symbols: ``m_i``, ``I_i = m_i L_i²/12``, ``g``, ``s L`` of the
+points on bars, load components. SymPy is a lab/test dependency only: it is imported when
+a formula is asked for, and without it the heyoka expression is shown as text.
+"""
+
+from __future__ import annotations
+
+import html
+
+MAX_CHARS = 4000  # longer heyoka expressions are shown as text (typesetting would be slow)
+MAX_NODES = 1500  # SymPy trees larger than this are shown as text, too
+
+
+def _param_symbols(sp, model) -> dict:
+    """``Symbol("par[i]")`` → SymPy expression in readable names."""
+    keys = model.parameter_keys()
+    joints = model.joints
+    forces = model.forces
+    supports = model.supports
+    S = sp.Symbol
+    out = {}
+    for i, key in enumerate(keys):
+        kind = key[0]
+        e = None
+        if kind == "g":
+            e = S("g")
+        elif kind == "bar":
+            b, what = key[1], key[2]
+            m, inertia = S(f"m_{b}"), S(f"I_{b}")
+            e = {"inv_mass": 1 / m, "inv_inertia": 1 / inertia, "weight": m * S("g"),
+                 "mass": m, "inertia": inertia}.get(what)
+        elif kind == "joint" and key[-1] == "sL":
+            j, k = key[1], key[2]
+            e = S(f"s_{{J{j}.{k}}}") * S(f"L_{joints[j].bars[k]}")
+        elif kind == "force":
+            k, what = key[1], key[2]
+            e = {"sL": S(f"s_{{F{k}}}") * S(f"L_{forces[k].bar}"), "fx": S(f"F_{{x{k}}}"),
+                 "fy": S(f"F_{{y{k}}}"), "torque": S(f"tau_{k}")}.get(what)
+        elif kind == "support":
+            k, what = key[1], key[2]
+            e = {"sL": S(f"s_{{S{k}}}") * S(f"L_{supports[k].bar}"), "x": S(f"X_{{S{k}}}"),
+                 "y": S(f"Y_{{S{k}}}")}.get(what)
+        elif kind == "cc":
+            e = S(f"a_{key[1]}") if key[2] == "active" else S(f"o_{{{key[1]}.{key[3]}}}")
+        elif kind == "knife":
+            e = S(f"\\ell_{{K{key[1]}}}")
+        out[f"par[{i}]"] = e if e is not None else S(f"p_{i}")
+    return out
+
+
+def _variable_symbols(sp, n_bars: int) -> dict:
+    S = sp.Symbol
+    out = {}
+    for i in range(n_bars):
+        out.update({f"x{i}": S(f"x_{i}"), f"y{i}": S(f"y_{i}"), f"th{i}": S(f"theta_{i}"),
+                    f"vx{i}": S(f"xdot_{i}"), f"vy{i}": S(f"ydot_{i}"),
+                    f"om{i}": S(f"thetadot_{i}")})
+    return out
+
+
+def _tree_size(sp, expr, limit: int) -> int:
+    """Number of nodes of a SymPy tree, counting stops at ``limit``."""
+    n = 0
+    for _ in sp.preorder_traversal(expr):
+        n += 1
+        if n >= limit:
+            break
+    return n
+
+
+def entry_html(expr, model, name: str) -> tuple[str, str]:
+    """HTML for ``name = expr``: ``("latex", html)`` typeset, or ``("text", html)``.
+
+    Parameters
+    ----------
+    expr : heyoka.expression or float
+        The entry.
+    model : quivira.bar_joint_model
+        Its model (for the meaning of the runtime parameters).
+    name : str
+        LaTeX of the entry's name, e.g. ``"W_{0,1}"``.
+    """
+    import heyoka as hy
+
+    if not isinstance(expr, hy.expression):
+        if float(expr) == 0.0:
+            return "latex", f"$${name} = 0$$ <i>(a structural zero: absent from the equations)</i>"
+        expr = hy.expression(float(expr))
+    text = str(expr)
+    name_text = html.escape(name.replace("\\lambda", "λ").replace("{", "").replace("}", ""))
+    if len(text) > MAX_CHARS:
+        return "text", (f"<div>{name_text}: {len(text)} characters, too long to "
+                        "typeset; the start of the heyoka expression:</div>"
+                        f"<pre style='white-space:pre-wrap;font-size:0.8em'>"
+                        f"{html.escape(text[:MAX_CHARS])} …</pre>")
+    try:
+        import sympy as sp
+    except ImportError:
+        return "text", (f"<div>{name_text} =</div><pre style='white-space:pre-wrap;"
+                        f"font-size:0.85em'>{html.escape(text)}</pre><div style='color:#607d8b'>"
+                        "(install sympy to see it typeset)</div>")
+    s = hy.to_sympy(expr)
+    if _tree_size(sp, s, MAX_NODES) >= MAX_NODES:
+        return "text", (f"<div>{name_text} has more than {MAX_NODES} terms once written "
+                        "out without shared subexpressions, too many to typeset; the heyoka "
+                        "expression:</div><pre style='white-space:pre-wrap;font-size:0.8em'>"
+                        f"{html.escape(text)}</pre>")
+    names = {**_param_symbols(sp, model), **_variable_symbols(sp, model.n_bars)}
+    s = s.xreplace({x: names[x.name] for x in s.free_symbols if x.name in names})
+    floats = s.atoms(sp.Float)
+    if floats:
+        s = s.xreplace({f: sp.nsimplify(f, rational=True, tolerance=1e-12) for f in floats})
+    return "latex", f"$${name} = {sp.latex(s)}$$"

@@ -1,0 +1,378 @@
+"""`MatrixInspector`: M, J, W and λ at a state, their structure, rank and conditioning.
+
+At a state ``(q, q̇)`` the model gives (``model.matrices(state)``) the mass matrix ``M``, the
+constraint Jacobian ``J = ∂F/∂q``, the Delassus matrix ``W = J M⁻¹ Jᵀ`` and the multipliers
+``λ`` solving ``W λ = −(J q̈_a + J̇ q̇)``. The inspector draws them as heatmaps: grey cells are
+structural zeros (absent from the symbolic equations), coloured cells the values (red
+positive, blue negative). It reports the rank of ``J``, the degrees of freedom
+``n − rank J``, the eigenvalues and condition number of the symmetric ``W`` (a pose is
+flagged near-singular when ``cond W > 10⁸`` or ``J`` loses rank, where λ is not determined),
+the size of the symbolic system (operations in heyoka's decomposition), and the formula of
+a chosen entry.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+
+import heyoka as hy
+import ipywidgets as widgets
+import numpy as np
+from matplotlib import colormaps
+from matplotlib.ticker import MaxNLocator
+
+from quivira import BarJointModel
+
+from ._figure import FigurePane
+from ._formula import entry_html
+from ._messages import Message
+from ._widgets import close_tree
+
+NEAR_SINGULAR_COND = 1e8
+_CMAP = colormaps["RdBu_r"].with_extremes(bad="#e9edf1")
+_TICK_LIMIT = 12  # label rows/columns of matrices up to this size
+
+
+class MatrixInspector(widgets.VBox):
+    """M, J, W and λ of a model at a state, with rank, conditioning and formulas.
+
+    Parameters
+    ----------
+    model : quivira.bar_joint_model
+        The model (observed: a change refreshes the inspector when it is active).
+    backend : {"auto", "ipympl", "static"}
+        How the figure is shown.
+    active : bool
+        Refresh on every model change (False: mark stale and refresh when activated, as
+        :class:`~quivira_widgets.Studio` does while the inspector's tab is hidden).
+
+    Attributes
+    ----------
+    matrices : dict or None
+        The last result of ``model.matrices(state)`` (None if it could not be computed).
+    cond_W : float
+        Condition number of W (inf when singular, nan without constraints).
+    eigenvalues_W : numpy.ndarray
+        Eigenvalues of W, ascending.
+    near_singular : bool
+        Whether the pose was flagged near-singular.
+    decomposition_size : int or None
+        Operations in heyoka's decomposition of the equations of motion.
+    images : dict of str to matplotlib.image.AxesImage
+        The heatmaps ``"M"``, ``"J"``, ``"W"``, ``"lambda"``.
+    info : ipywidgets.HTML
+        The numbers above, as text.
+    formula : ipywidgets.HTMLMath
+        The formula of the chosen entry.
+    message : Message
+        Why nothing could be computed (e.g. the pose violates the constraints).
+    """
+
+    def __init__(self, model: BarJointModel, *, backend: str = "auto", active: bool = True,
+                 figsize: tuple[float, float] = (9.6, 3.3), dpi: float = 100) -> None:
+        super().__init__()
+        self.model = model
+        self._active = bool(active)
+        self.stale = True
+        self.state: np.ndarray | None = None
+        self.state_label = "initial state"
+        self.matrices: dict | None = None
+        self.cond_W = float("nan")
+        self.eigenvalues_W = np.zeros(0)
+        self.near_singular = False
+        self.decomposition_size: int | None = None
+        self._decomp_cache: tuple[object, int] | None = None
+        self._parts = None
+        self.pane = FigurePane(figsize, dpi, backend)
+        self.figure = self.pane.figure
+        self._build_figure()
+        self.message = Message()
+        self.info = widgets.HTML(layout=widgets.Layout(width="100%"))
+        self.info.add_class("quivira-inspector-info")
+        self.entry_matrix = widgets.ToggleButtons(options=[("M", "M"), ("J", "J"), ("W", "W"),
+                                                           ("λ", "lambda")], value="W",
+                                                  style={"button_width": "44px"},
+                                                  tooltip="matrix of the entry")
+        self.entry_row = widgets.Dropdown(description="row", options=[],
+                                          style={"description_width": "36px"},
+                                          layout=widgets.Layout(width="260px"))
+        self.entry_col = widgets.Dropdown(description="column", options=[],
+                                          style={"description_width": "50px"},
+                                          layout=widgets.Layout(width="200px"))
+        self.formula_button = widgets.Button(description="Show formula", icon="superscript",
+                                             layout=widgets.Layout(width="auto"))
+        self.formula = widgets.HTMLMath(layout=widgets.Layout(max_height="220px",
+                                                              overflow="auto"))
+        self.refresh_button = widgets.Button(description="Refresh", icon="refresh",
+                                             layout=widgets.Layout(width="auto"))
+        self.entry_matrix.observe(lambda _: self._entry_options(), names="value")
+        self.formula_button.on_click(lambda _: self.show_formula())
+        self.refresh_button.on_click(lambda _: self.refresh())
+        self.children = [
+            self.pane.widget,
+            widgets.HBox([self.refresh_button, self.message.widget]),
+            self.info,
+            widgets.HBox([self.entry_matrix, self.entry_row, self.entry_col,
+                          self.formula_button], layout=widgets.Layout(flex_flow="row wrap")),
+            self.formula,
+        ]
+        self.add_class("quivira-inspector")
+        self.model.observe(self._on_model_change)
+        if self._active:
+            self.refresh()
+
+    # ------------------------------------------------------------------ figure
+    def _build_figure(self) -> None:
+        fig = self.figure
+        gs = fig.add_gridspec(1, 4, width_ratios=[1, 1, 1, 0.28], left=0.04, right=0.99,
+                              top=0.88, bottom=0.17, wspace=0.3)
+        self.axes = {}
+        self.images = {}
+        for k, name in enumerate(("M", "J", "W", "lambda")):
+            ax = fig.add_subplot(gs[0, k])
+            im = ax.imshow(np.ma.masked_all((1, 1)), cmap=_CMAP, interpolation="nearest",
+                           aspect="auto", vmin=-1, vmax=1)
+            ax.tick_params(labelsize=7, length=2)
+            ax.set_title(name, fontsize=9)
+            self.axes[name] = ax
+            self.images[name] = im
+
+    def _show_matrix(self, name: str, A: np.ndarray, pattern: np.ndarray, title: str,
+                     rows: list[str], cols: list[str]) -> None:
+        ax, im = self.axes[name], self.images[name]
+        r, c = A.shape
+        data = np.ma.masked_array(A, mask=~pattern) if A.size else np.ma.masked_all((1, 1))
+        if not A.size:  # e.g. no constraints: an empty, greyed-out cell
+            r = c = 1
+            rows, cols = [], []
+        amax = float(np.max(np.abs(A))) if A.size else 1.0
+        amax = amax if amax > 0 else 1.0
+        im.set_data(data)
+        im.set_extent((-0.5, c - 0.5, r - 0.5, -0.5))
+        im.set_clim(-amax, amax)
+        ax.set_xlim(-0.5, c - 0.5)
+        ax.set_ylim(r - 0.5, -0.5)
+        ax.set_title(title, fontsize=9)
+        for axis, labels, n in ((ax.xaxis, cols, c), (ax.yaxis, rows, r)):
+            if labels and n <= _TICK_LIMIT:
+                axis.set_ticks(range(n), labels, fontsize=6 if n > 6 else 7)
+            else:
+                axis.set_major_locator(MaxNLocator(5, integer=True))
+        if name == "lambda":
+            ax.set_xticks([])
+        ax.tick_params(axis="x", labelrotation=90 if cols and c <= _TICK_LIMIT else 0)
+
+    # ------------------------------------------------------------------ activity
+    @property
+    def active(self) -> bool:
+        """Whether model changes refresh the inspector at once."""
+        return self._active
+
+    @active.setter
+    def active(self, value: bool) -> None:
+        self._active = bool(value)
+        if self._active and self.stale:
+            self.refresh()
+
+    def set_state(self, state: Sequence[float] | None, label: str | None = None) -> None:
+        """Inspect at ``state = [q..., qd...]`` (None: the model's initial state)."""
+        self.state = None if state is None else np.asarray(state, dtype=float).copy()
+        self.state_label = label or ("initial state" if state is None else "given state")
+        self.stale = True
+        if self._active:
+            self.refresh()
+
+    def _on_model_change(self, what: str) -> None:
+        self.state = None
+        self.state_label = "initial state"
+        self.stale = True
+        self._parts = None
+        if self._active:
+            try:
+                self.refresh()
+            except Exception as exc:  # an observer must never break the model's edit
+                self.message.error(f"inspector: {exc}")
+
+    # ------------------------------------------------------------------ computing
+    def refresh(self) -> None:
+        """Compute the matrices at the state and redraw."""
+        self.stale = False
+        try:
+            mats = self.model.matrices(self.state)
+            cs = self.model.compiled()
+        except ValueError as exc:
+            self.matrices = None
+            self.message.error(str(exc))
+            self.info.value = ""
+            self._clear()
+            return
+        self.message.clear()
+        self.matrices = mats
+        self._parts = cs.parts
+        if self._decomp_cache is None or self._decomp_cache[0] is not cs:
+            self._decomp_cache = (cs, int(cs.decomposition_size))
+        self.decomposition_size = self._decomp_cache[1]
+        self._draw(mats, cs.parts)
+        self._report(mats)
+        self._entry_options()
+
+    def _clear(self) -> None:
+        for name in self.images:
+            z = np.zeros((0, 0))
+            self._show_matrix(name, z, z.astype(bool), name, [], [])
+        self.pane.redraw()
+
+    def _draw(self, mats: dict, parts) -> None:
+        M, J, W, lam = mats["M"], mats["J"], mats["W"], mats["lambda_mult"]
+        n, m = M.shape[0], J.shape[0]
+        pM = _pattern(parts.M_rows, n, n)
+        pJ = _pattern(parts.J_rows, m, n)
+        pW = _pattern(parts.W_rows, m, m) | (W != 0)
+        coords = _coordinate_names(n // 3)
+        labels = [_short(lb) for lb in mats["labels"]]
+        self._show_matrix("M", M, pM, f"M  {n}×{n} · {int(pM.sum())} nonzero", coords, coords)
+        self._show_matrix("J", J, pJ, f"J  {m}×{n} · {int(pJ.sum())} nonzero", labels, coords)
+        self._show_matrix("W", W, pW, f"W = J M⁻¹Jᵀ  {m}×{m} · {int(pW.sum())} nonzero",
+                          labels, labels)
+        lam2 = np.asarray(lam, dtype=float).reshape(-1, 1)
+        self._show_matrix("lambda", lam2, np.ones_like(lam2, dtype=bool), "λ", labels, [])
+        self.pane.redraw()
+
+    def _report(self, mats: dict) -> None:
+        W, J = mats["W"], mats["J"]
+        m, n = J.shape
+        rank = int(mats["rank_J"])
+        if m:
+            ev = np.linalg.eigvalsh(0.5 * (W + W.T))
+            lo, hi = float(ev[0]), float(ev[-1])
+            cond = float("inf") if lo <= hi * 1e-300 else hi / lo
+        else:
+            ev, cond = np.zeros(0), float("nan")
+        self.eigenvalues_W = ev
+        self.cond_W = cond
+        sing = float(mats.get("singularity", 1.0))
+        self.near_singular = bool(m and (rank < m or not cond <= NEAR_SINGULAR_COND))
+        rows = [
+            ("state", html.escape(self.state_label)),
+            ("J", f"{m} constraint rows × {n} coordinates, rank {rank}"
+                  + (" (full)" if rank == m else f" — <b>{m - rank} dependent rows</b>")),
+            ("degrees of freedom", f"n − rank J = {n} − {rank} = <b>{mats['dof']}</b>"),
+        ]
+        if m:
+            shown = ", ".join(f"{v:.4g}" for v in ev) if len(ev) <= 10 else (
+                f"{ev[0]:.4g}, {ev[1]:.4g}, …, {ev[-1]:.4g}  ({len(ev)} values)")
+            rows.append(("eigenvalues of W", shown))
+            rows.append(("condition number of W", f"{cond:.4g}"))
+            rows.append(("pivot ratio min dₖ/Wₖₖ", f"{sing:.3g}"))
+            lam = np.asarray(mats["lambda_mult"], dtype=float)
+            if len(lam) <= 12:
+                rows.append(("multipliers λ", ", ".join(
+                    f"{html.escape(_short(lb))} = {v:.4g}" for lb, v in zip(mats["labels"], lam))))
+            else:
+                rows.append(("multipliers λ",
+                             f"{len(lam)} values, |λ| ≤ {np.max(np.abs(lam)):.4g}"))
+        if self.decomposition_size is not None:
+            rows.append(("symbolic equations", f"{self.decomposition_size} operations "
+                                               "(heyoka decomposition)"))
+        table = "".join(f"<tr><td style='color:#546e7a;padding-right:12px'>{k}</td>"
+                        f"<td>{v}</td></tr>" for k, v in rows)
+        flag = ""
+        if self.near_singular:
+            flag = ("<div class='quivira-singular' style='color:#c62828;font-weight:bold'>"
+                    "⚠ near-singular pose: W is (nearly) singular, the constraints are "
+                    "(nearly) dependent here and λ is not well determined</div>")
+        self.info.value = flag + f"<table style='font-size:0.9em'>{table}</table>"
+
+    # ------------------------------------------------------------------ formulas
+    def _entry_options(self) -> None:
+        mats = self.matrices
+        if mats is None:
+            self.entry_row.options, self.entry_col.options = [], []
+            return
+        n = mats["M"].shape[0]
+        labels = mats["labels"]
+        coords = _coordinate_names(n // 3)
+        which = self.entry_matrix.value
+        rows = {"M": coords, "J": labels, "W": labels, "lambda": labels}[which]
+        cols = {"M": coords, "J": coords, "W": labels, "lambda": []}[which]
+        row_opts = [(f"{k}: {lb}", k) for k, lb in enumerate(rows)]
+        col_opts = [(f"{k}: {lb}", k) for k, lb in enumerate(cols)]
+        if list(self.entry_row.options) != row_opts:
+            self.entry_row.options = row_opts
+        if list(self.entry_col.options) != col_opts:
+            self.entry_col.options = col_opts
+        self.entry_col.disabled = which == "lambda"
+
+    def entry_expression(self, which: str, row: int,
+                         col: int | None = None) -> hy.expression | float:
+        """The symbolic entry (heyoka expression, or 0.0 for a structural zero)."""
+        parts = self._parts
+        if parts is None:
+            parts = self._parts = self.model.compiled().parts
+        if which == "lambda":
+            return parts.lambda_mult[row]
+        rows = {"M": parts.M_rows, "J": parts.J_rows, "W": parts.W_rows}[which]
+        return rows[row].get(col, 0.0)
+
+    def show_formula(self) -> str:
+        """Show the formula of the entry chosen in the controls; returns its kind
+        (``"latex"``, or ``"text"`` when SymPy is missing or the expression is too long)."""
+        which, row, col = self.entry_matrix.value, self.entry_row.value, self.entry_col.value
+        if row is None or (which != "lambda" and col is None):
+            self.formula.value = "<i>choose an entry</i>"
+            return "none"
+        try:
+            expr = self.entry_expression(which, row, col)
+        except ValueError as exc:
+            self.message.error(str(exc))
+            return "none"
+        sym = {"M": "M", "J": "J", "W": "W", "lambda": "\\lambda"}[which]
+        name = f"{sym}_{{{row}}}" if which == "lambda" else f"{sym}_{{{row},{col}}}"
+        kind, text = entry_html(expr, self.model, name)
+        value = ""
+        if self.matrices is not None:
+            mat = {"M": self.matrices["M"], "J": self.matrices["J"], "W": self.matrices["W"],
+                   "lambda": self.matrices["lambda_mult"].reshape(-1, 1)}[which]
+            v = mat[row, 0 if which == "lambda" else col]
+            value = f"<div style='color:#546e7a'>value at the {html.escape(self.state_label)}: " \
+                    f"{v:.6g}</div>"
+        self.formula.value = text + value
+        self.formula_kind = kind
+        return kind
+
+    # ------------------------------------------------------------------ life cycle
+    def set_model(self, model: BarJointModel) -> None:
+        """Inspect another model from now on."""
+        self.model.unobserve(self._on_model_change)
+        self.model = model
+        model.observe(self._on_model_change)
+        self._on_model_change("model replaced")
+
+    def close(self) -> None:
+        """Stop observing the model and release the figure."""
+        self.model.unobserve(self._on_model_change)
+        self.pane.close()
+        close_tree(self)
+        super().close()
+
+
+def _pattern(rows: list, r: int, c: int) -> np.ndarray:
+    p = np.zeros((r, c), dtype=bool)
+    for i, row in enumerate(rows[:r]):
+        for j in row:
+            if j < c:
+                p[i, j] = True
+    return p
+
+
+def _coordinate_names(n_bars: int) -> list[str]:
+    return [f"{c}{i}" for i in range(n_bars) for c in ("x", "y", "θ")]
+
+
+def _short(label: str) -> str:
+    """``"joint 2 · bar 3 · x"`` → ``"j2·b3·x"``."""
+    out = label
+    for long, short in (("joint ", "j"), ("support ", "s"), ("bar ", "b"), (" · ", "·")):
+        out = out.replace(long, short)
+    return out

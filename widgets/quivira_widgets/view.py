@@ -1,0 +1,566 @@
+"""`ModelView`: the model drawn live — bars, joints, supports, loads, indices.
+
+The view observes the model and redraws in place after every change. It can also draw any
+state of a trajectory (:meth:`ModelView.show_state`) and a displaced shape such as a vibration
+mode (:meth:`ModelView.show_mode`). Every artist is made once and updated with ``set_data``
+/ ``set_offsets``; only the moving layer is redrawn (see :mod:`quivira_widgets._figure`).
+
+Symbols: bars are thick blue lines with their index at the centre, joints white circles, a
+pinned support a filled triangle on a ground line, a roller a triangle on wheels (rail
+horizontal when free in x, vertical when free in y), a point load a red arrow (length
+proportional to the force, the largest drawn at a quarter of the model size) and a torque a
+purple arc, counter-clockwise for a positive torque.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Sequence
+
+import ipywidgets as widgets
+import numpy as np
+from matplotlib.collections import LineCollection, PathCollection
+from matplotlib.font_manager import FontProperties
+from matplotlib.lines import Line2D
+from matplotlib.markers import MarkerStyle
+from matplotlib.path import Path
+from matplotlib.textpath import TextPath
+from matplotlib.ticker import MaxNLocator
+from matplotlib.transforms import Affine2D, IdentityTransform
+
+from quivira import BarJointModel
+
+from . import _geometry as geo
+from ._figure import FigurePane
+from ._messages import Message
+from ._widgets import close_tree
+
+BAR_COLOR = "#1f5fa8"
+JOINT_EDGE = "#263238"
+SUPPORT_COLOR = "#455a64"
+FORCE_COLOR = "#d32f2f"
+TORQUE_COLOR = "#8e24aa"
+MODE_COLOR = "#ef6c00"
+INDEX_COLOR = "#0d2f57"
+AUTO_INDEX_LIMIT = 30  # show indices automatically up to this many bars
+AUTO_JOINT_INDEX_LIMIT = 16  # joint indices too, up to this many joints
+
+
+def _pin_path() -> Path:
+    """Triangle with its apex at the origin standing on a ground line."""
+    tri = Path([(0, 0), (-0.7, -1.0), (0.7, -1.0), (0, 0)],
+               [Path.MOVETO, Path.LINETO, Path.LINETO, Path.CLOSEPOLY])
+    ground = Path([(-1.1, -1.15), (1.1, -1.15)], [Path.MOVETO, Path.LINETO])
+    return Path.make_compound_path(tri, ground)
+
+
+def _roller_path() -> Path:
+    """Triangle with its apex at the origin on two wheels and a rail."""
+    tri = Path([(0, 0), (-0.7, -0.8), (0.7, -0.8), (0, 0)],
+               [Path.MOVETO, Path.LINETO, Path.LINETO, Path.CLOSEPOLY])
+    w1 = Path.circle((-0.38, -1.02), 0.2)
+    w2 = Path.circle((0.38, -1.02), 0.2)
+    rail = Path([(-1.1, -1.3), (1.1, -1.3)], [Path.MOVETO, Path.LINETO])
+    return Path.make_compound_path(tri, w1, w2, rail)
+
+
+PIN_MARKER = MarkerStyle(_pin_path())
+ROLLER_X_MARKER = MarkerStyle(_roller_path())
+ROLLER_Y_MARKER = MarkerStyle(_roller_path(), transform=Affine2D().rotate_deg(-90))
+
+
+@functools.lru_cache(maxsize=4096)
+def _label_path(text: str, bold: bool = False, align: str = "center") -> Path:
+    """The outline of ``text`` (cap height about 0.73) in units of the font size, centred on
+    the origin, or (``align="left"``) starting there on its baseline."""
+    if not text.strip():
+        return Path(np.zeros((1, 2)))
+    tp = TextPath((0, 0), text, size=1.0, prop=FontProperties(weight="bold" if bold else
+                                                                 "normal"))
+    v = tp.vertices
+    if align == "left":
+        return Path(v, tp.codes)
+    lo, hi = v.min(axis=0), v.max(axis=0)
+    return Path(v - 0.5 * (lo + hi), tp.codes)
+
+
+def _labels(texts: list[str], size: float, color: str, zorder: float,
+            bold: bool = False) -> PathCollection:
+    """All ``texts`` as one collection (one draw call), ``size`` in points."""
+    pc = PathCollection([_label_path(t, bold) for t in texts],
+                        sizes=[size ** 2], facecolors=color, edgecolors="none",
+                        zorder=zorder, transform=IdentityTransform())
+    return pc
+
+
+class ModelView(widgets.VBox):
+    """The model drawn live; also draws trajectory states and mode shapes.
+
+    Parameters
+    ----------
+    model : quivira.bar_joint_model
+        The model to draw (observed: every change redraws the view).
+    backend : {"auto", "ipympl", "static"}
+        ipympl's canvas widget, or PNG images (see :mod:`quivira_widgets._figure`).
+    figsize : tuple of float
+        Figure size in inches.
+    show_indices : bool or "auto"
+        Draw bar and joint indices; ``"auto"``: when the model has at most 30 bars.
+
+    Attributes
+    ----------
+    figure : matplotlib.figure.Figure
+        The view's own figure (reused for every drawing).
+    ax : matplotlib.axes.Axes
+        Its axes (equal aspect).
+    bar_lines : list of matplotlib.lines.Line2D
+        One line per bar, from its ``s = -0.5`` end to its ``s = +0.5`` end.
+    joint_markers, pin_markers, roller_x_markers, roller_y_markers : Line2D
+        Markers of joints and supports.
+    torque_arcs : Line2D
+        Arcs of the applied torques.
+    force_arrows : matplotlib.quiver.Quiver or None
+        Arrows of the point loads (None without loads).
+    bar_labels, joint_labels : matplotlib.collections.PathCollection or None
+        Bar indices at the bar centres (offset across the bar) and joint indices beside the
+        joints (up to 16 joints), each one collection; None while indices are hidden.
+    mode_lines : matplotlib.collections.LineCollection
+        The displaced shape of :meth:`show_mode`.
+    q : numpy.ndarray
+        The coordinates drawn now.
+    source : str
+        ``"model"`` (initial pose), ``"state"`` (:meth:`show_state`).
+    message : Message
+        Notes about what cannot be drawn (bars without a pose).
+    """
+
+    def __init__(self, model: BarJointModel, *, backend: str = "auto",
+                 figsize: tuple[float, float] = (6.2, 4.6), dpi: float = 100,
+                 show_indices: bool | str = "auto") -> None:
+        super().__init__()
+        if show_indices not in (True, False, "auto"):
+            raise ValueError(f"show_indices must be True, False or 'auto', got {show_indices!r}")
+        self.model = model
+        self.pane = FigurePane(figsize, dpi, backend)
+        self.figure = self.pane.figure
+        self._auto_indices = show_indices == "auto"
+        self._limits: tuple[float, float, float, float] | None = None
+        self._fixed_limits: tuple[float, float, float, float] | None = None
+        self._mode: np.ndarray | None = None
+        self._force_scale = 1.0
+        self.q = np.zeros(0)
+        self.source = "model"
+        self.time: float | None = None
+        self.message = Message()
+        self._build_axes()
+        self.indices_toggle = widgets.ToggleButton(
+            value=bool(show_indices) if show_indices != "auto" else True,
+            description="indices", icon="hashtag", tooltip="show bar and joint indices",
+            layout=widgets.Layout(width="90px"))
+        self.fit_button = widgets.Button(description="fit", icon="expand",
+                                         tooltip="fit the drawing to the model",
+                                         layout=widgets.Layout(width="70px"))
+        self.indices_toggle.observe(self._on_indices, names="value")
+        self.fit_button.on_click(lambda _: self.fit())
+        self.children = [self.pane.widget,
+                         widgets.HBox([self.indices_toggle, self.fit_button,
+                                       self.message.widget])]
+        self.add_class("quivira-view")
+        self.model.observe(self._on_model_change)
+        self.refresh()
+
+    # ------------------------------------------------------------------ construction
+    def _build_axes(self) -> None:
+        ax = self.ax = self.figure.add_axes((0.08, 0.07, 0.9, 0.9))
+        ax.set_aspect("auto")  # equal scaling is kept by _apply_limits (see _fit_box)
+        ax.grid(True, color="#e3e8ee", lw=0.8)
+        ax.set_axisbelow(True)
+        ax.tick_params(labelsize=8, colors="#607d8b", length=3)
+        for sp in ax.spines.values():
+            sp.set_color("#cfd8dc")
+        ax.xaxis.set_major_locator(MaxNLocator(6))
+        ax.yaxis.set_major_locator(MaxNLocator(6))
+        self.bar_lines: list[Line2D] = []
+        self.bar_labels: PathCollection | None = None
+        self.joint_labels: PathCollection | None = None
+        self._label_texts: tuple = ((), ())
+        self.joint_markers = ax.plot([], [], ls="", marker="o", ms=7, mfc="white", mec=JOINT_EDGE,
+                                     mew=1.6, zorder=6)[0]
+        self.pin_markers = ax.plot([], [], ls="", marker=PIN_MARKER, ms=34, mfc=SUPPORT_COLOR,
+                                   mec=SUPPORT_COLOR, mew=1.4, zorder=3)[0]
+        self.roller_x_markers = ax.plot([], [], ls="", marker=ROLLER_X_MARKER, ms=38, mfc="white",
+                                        mec=SUPPORT_COLOR, mew=1.4, zorder=3)[0]
+        self.roller_y_markers = ax.plot([], [], ls="", marker=ROLLER_Y_MARKER, ms=38, mfc="white",
+                                        mec=SUPPORT_COLOR, mew=1.4, zorder=3)[0]
+        self.torque_arcs = ax.plot([], [], color=TORQUE_COLOR, lw=1.8, zorder=7)[0]
+        self.force_arrows = None
+        self.mode_lines = LineCollection([], colors=MODE_COLOR, linewidths=3, linestyles="--",
+                                         zorder=5, alpha=0.9)
+        ax.add_collection(self.mode_lines)
+        # the corner note ("initial pose", "t = 0.125 s") as outlines: cheaper per frame than
+        # a Text artist, and the outlines of each string are cached
+        self.info_text = PathCollection([_label_path(" ", align="left")], sizes=[9.5 ** 2],
+                                        facecolors="#37474f", edgecolors="none", zorder=9,
+                                        transform=IdentityTransform(),
+                                        offsets=[(0.015, 0.955)],
+                                        offset_transform=ax.transAxes)
+        ax.add_collection(self.info_text, autolim=False)
+        self.info = ""
+        self.pane.animate(self.joint_markers, self.pin_markers, self.roller_x_markers,
+                          self.roller_y_markers, self.torque_arcs, self.mode_lines,
+                          self.info_text)
+
+    def _ensure_bar_artists(self, n: int) -> None:
+        while len(self.bar_lines) < n:
+            line = self.ax.plot([], [], color=BAR_COLOR, lw=5, solid_capstyle="round",
+                                alpha=0.92, zorder=4)[0]
+            self.pane.animate(line)
+            self.bar_lines.append(line)
+        while len(self.bar_lines) > n:
+            line = self.bar_lines.pop()
+            self.pane.forget(line)
+            line.remove()
+
+    def _ensure_label_artists(self, bar_texts: list[str], joint_texts: list[str]) -> None:
+        """(Re)make the label collections when the texts change."""
+        if self._label_texts == (tuple(bar_texts), tuple(joint_texts)):
+            return
+        self._label_texts = (tuple(bar_texts), tuple(joint_texts))
+        for attr, texts, size, color, bold in (
+                ("bar_labels", bar_texts, 11.0, INDEX_COLOR, True),
+                ("joint_labels", joint_texts, 9.0, "#78909c", False)):
+            old = getattr(self, attr)
+            if old is not None:
+                self.pane.forget(old)
+                old.remove()
+            new = None
+            if texts:
+                new = _labels(texts, size, color, zorder=8, bold=bold)
+                new.set_offset_transform(self.ax.transData)
+                new.set_offsets(np.zeros((len(texts), 2)))
+                self.ax.add_collection(new, autolim=False)
+                self.pane.animate(new)
+            setattr(self, attr, new)
+
+    def _ensure_force_artist(self, nf: int) -> None:
+        if self.force_arrows is not None and self.force_arrows.N == nf:
+            return
+        if self.force_arrows is not None:
+            self.pane.forget(self.force_arrows)
+            self.force_arrows.remove()
+            self.force_arrows = None
+        if nf:
+            z = np.zeros(nf)
+            self.force_arrows = self.ax.quiver(z, z, z, z, angles="xy", scale_units="xy",
+                                               scale=1.0, color=FORCE_COLOR, width=0.006,
+                                               zorder=7)
+            self.pane.animate(self.force_arrows)
+
+    # ------------------------------------------------------------------ public drawing
+    @property
+    def indices_visible(self) -> bool:
+        """Whether bar and joint indices are drawn."""
+        return bool(self.indices_toggle.value)
+
+    def refresh(self) -> None:
+        """Read the model again and draw its initial pose (called on every model change)."""
+        self._snap = geo.snapshot(self.model)
+        snap = self._snap
+        n = snap.n_bars
+        if self._auto_indices:
+            self._set_toggle(n <= AUTO_INDEX_LIMIT)
+        self._ensure_bar_artists(n)
+        self._ensure_force_artist(len(snap.force_bar))
+        self._update_labels()
+        fmax = float(np.max(np.hypot(*snap.force_f.T))) if len(snap.force_bar) else 0.0
+        self._force_scale = 0.0 if fmax == 0 else 0.25 * self._model_size(snap.q0) / fmax
+        if self._mode is not None and self._mode.shape[0] != 3 * n:
+            self._mode = None
+        unposed = [i for i in range(n) if not snap.posed[i]]
+        if unposed:
+            many = len(unposed) > 1
+            self.message.warning(f"bar{'s' if many else ''} {', '.join(map(str, unposed))} "
+                                 f"ha{'ve' if many else 's'} no pose yet (not drawn)")
+        else:
+            self.message.clear()
+        self.source = "model"
+        self.time = None
+        self._draw(snap.q0)
+
+    def show_state(self, state: Sequence[float], t: float | None = None,
+                   render: bool = True) -> None:
+        """Draw the bars at ``state``: ``[q...]`` (3 per bar) or ``[q..., qd...]``.
+
+        ``t`` is shown in the corner; ``render=False`` only moves the artists (e.g. while
+        an exporter renders the frames itself).
+
+        Raises
+        ------
+        ValueError
+            If the length is neither ``3 n`` nor ``6 n`` for the model's ``n`` bars.
+        """
+        n = self._snap.n_bars
+        arr = np.asarray(state, dtype=float).reshape(-1)
+        if arr.shape[0] not in (3 * n, 6 * n):
+            raise ValueError(f"state: expected {3 * n} coordinates or {6 * n} values (q and qd) "
+                             f"for {n} bars, got {arr.shape[0]}")
+        self.source = "state"
+        self.time = None if t is None else float(t)
+        self._draw(arr[:3 * n], render=render)
+
+    def show_mode(self, shape: Sequence[float], amplitude: float = 1.0) -> None:
+        """Draw the displaced shape ``q + amplitude · shape`` over the current drawing.
+
+        Parameters
+        ----------
+        shape : sequence of float
+            A displacement of the ``3 n`` coordinates ``(Δx, Δy, Δθ)`` per bar, e.g. a
+            vibration mode.
+        amplitude : float
+            Scale of the displacement.
+
+        Raises
+        ------
+        ValueError
+            On a wrong length or non-finite entries.
+        """
+        n = self._snap.n_bars
+        arr = np.asarray(shape, dtype=float).reshape(-1)
+        if arr.shape[0] != 3 * n:
+            raise ValueError(f"shape: expected {3 * n} values (Δx, Δy, Δθ for each of {n} bars), "
+                             f"got {arr.shape[0]}")
+        amp = float(amplitude)
+        if not (np.all(np.isfinite(arr)) and math.isfinite(amp)):
+            raise ValueError("shape and amplitude must be finite")
+        self._mode = amp * arr
+        self._draw(self.q)
+
+    def clear_mode(self) -> None:
+        """Remove the mode shape."""
+        self._mode = None
+        self._draw(self.q)
+
+    @property
+    def mode_visible(self) -> bool:
+        """Whether a mode shape is drawn."""
+        return self._mode is not None
+
+    def set_limits(self, limits: tuple[float, float, float, float] | None) -> None:
+        """Fix the drawn region ``(xmin, xmax, ymin, ymax)`` (None: fit to the drawing)."""
+        self._fixed_limits = None if limits is None else tuple(float(v) for v in limits)
+        self._draw(self.q, refit=limits is None)
+
+    def fit(self) -> None:
+        """Fit the drawn region to what is drawn now."""
+        self._fixed_limits = None
+        self._draw(self.q, refit=True)
+
+    def bar_endpoints(self) -> np.ndarray:
+        """End points ``(n, 2, 2)`` of the bars as drawn now."""
+        return geo.bar_ends(self.q, self._snap.lengths)
+
+    # ------------------------------------------------------------------ internals
+    def _model_size(self, q: np.ndarray) -> float:
+        ext = geo.extent(geo.bar_ends(q, self._snap.lengths)) if q.size else None
+        if ext is None:
+            return 1.0
+        return max(ext[1] - ext[0], ext[3] - ext[2], float(np.max(self._snap.lengths)), 1e-9)
+
+    def _update_labels(self) -> None:
+        bars, joints = [], []
+        if self.indices_visible:
+            bars = [str(i) for i in range(self._snap.n_bars)]
+            nj = len(self._snap.joint_bars)
+            if nj <= AUTO_JOINT_INDEX_LIMIT:
+                joints = [f"j{k}" for k in range(nj)]
+        self._ensure_label_artists(bars, joints)
+
+    def _set_toggle(self, value: bool) -> None:
+        if self.indices_toggle.value != value:
+            self._syncing = True
+            try:
+                self.indices_toggle.value = value
+            finally:
+                self._syncing = False
+
+    def _on_indices(self, change) -> None:
+        if getattr(self, "_syncing", False):
+            return
+        self._auto_indices = False
+        self._update_labels()
+        self._draw(self.q)
+
+    def _geometry(self, q: np.ndarray) -> dict:
+        """All points to draw at ``q``."""
+        snap = self._snap
+        L = snap.lengths
+        ends = geo.bar_ends(q, L) if snap.n_bars else np.zeros((0, 2, 2))
+        out = {"ends": ends}
+        jb = np.array([b[0] for b in snap.joint_bars], dtype=int)
+        js = np.array([s[0] for s in snap.joint_s], dtype=float)
+        out["joints"] = geo.points_on_bars(q, L, jb, js) if jb.size else np.zeros((0, 2))
+        if snap.sup_bar.size:
+            pts = geo.points_on_bars(q, L, snap.sup_bar, snap.sup_s)
+            # a roller's symbol rides along its free direction with the bar point
+            sym = np.where(snap.sup_free, pts, snap.sup_xy)
+            sym = np.where(np.isfinite(sym), sym, snap.sup_xy)
+        else:
+            sym = np.zeros((0, 2))
+        out["supports"] = sym
+        if snap.force_bar.size:
+            out["force_at"] = geo.points_on_bars(q, L, snap.force_bar, snap.force_s)
+        else:
+            out["force_at"] = np.zeros((0, 2))
+        return out
+
+    def _torque_path(self, at: np.ndarray, radius: float) -> tuple[np.ndarray, np.ndarray]:
+        xs, ys = [], []
+        for (px, py), tau in zip(at, self._snap.force_torque):
+            if tau == 0 or not np.isfinite(px):
+                continue
+            sgn = 1.0 if tau > 0 else -1.0
+            a = np.linspace(math.radians(-60), math.radians(200), 24) * sgn
+            x, y = px + radius * np.cos(a), py + radius * np.sin(a)
+            # arrow head at the end of the arc, along its tangent
+            tx, ty = -np.sin(a[-1]) * sgn, np.cos(a[-1]) * sgn
+            nx, ny = -ty, tx
+            h = 0.45 * radius
+            hx = [x[-1] - h * tx + 0.6 * h * nx, x[-1], x[-1] - h * tx - 0.6 * h * nx]
+            hy = [y[-1] - h * ty + 0.6 * h * ny, y[-1], y[-1] - h * ty - 0.6 * h * ny]
+            xs += [*x, np.nan, *hx, np.nan]
+            ys += [*y, np.nan, *hy, np.nan]
+        return np.array(xs), np.array(ys)
+
+    def _draw(self, q: np.ndarray, refit: bool = False, render: bool = True) -> None:
+        snap = self._snap
+        q = np.asarray(q, dtype=float)
+        self.q = q
+        g = self._geometry(q)
+        ends = g["ends"]
+        for line, e in zip(self.bar_lines, ends):
+            line.set_data(e[:, 0], e[:, 1])
+        self.joint_markers.set_data(g["joints"][:, 0], g["joints"][:, 1])
+        sup = g["supports"]
+        free = snap.sup_free
+        for line, mask in ((self.pin_markers, ~free[:, 0] & ~free[:, 1]),
+                           (self.roller_x_markers, free[:, 0]),
+                           (self.roller_y_markers, free[:, 1])):
+            line.set_data(sup[mask, 0], sup[mask, 1])
+        size = self._model_size(q)
+        at = g["force_at"]
+        tips = at
+        if self.force_arrows is not None:
+            uv = snap.force_f * self._force_scale
+            self.force_arrows.set_offsets(np.where(np.isfinite(at), at, 0.0))
+            self.force_arrows.set_UVC(uv[:, 0], uv[:, 1])
+            tips = at + uv
+        self.torque_arcs.set_data(*self._torque_path(at, 0.07 * size))
+        if self.bar_labels is not None or self.joint_labels is not None:
+            self._place_labels(ends, g["joints"], size)
+        if self._mode is not None:
+            ghost = geo.bar_ends(q + self._mode, snap.lengths)
+            self.mode_lines.set_segments(list(ghost))
+        else:
+            self.mode_lines.set_segments([])
+        info = ("initial pose" if self.source == "model" else
+                "state" if self.time is None else f"t = {self.time:.3f} s")
+        if self._mode is not None:
+            info += " · mode shape (dashed)"
+        if info != self.info:
+            self.info = info
+            self.info_text.set_paths([_label_path(info, align="left")])
+        pts = [ends.reshape(-1, 2), sup, tips]
+        if self._mode is not None:
+            pts.append(geo.bar_ends(q + self._mode, snap.lengths).reshape(-1, 2))
+        changed = self._apply_limits(np.concatenate(pts), refit)
+        if not render:
+            return
+        if changed:
+            self.pane.redraw()
+        else:
+            self.pane.update()
+
+    def _place_labels(self, ends, joints, size) -> None:
+        off = 0.05 * size
+        if self.bar_labels is not None and len(ends):
+            d = ends[:, 1] - ends[:, 0]
+            norm = np.hypot(d[:, 0], d[:, 1])
+            norm[norm == 0] = 1.0
+            nrm = np.stack([-d[:, 1], d[:, 0]], axis=1) / norm[:, None]
+            centre = 0.5 * (ends[:, 0] + ends[:, 1]) + off * nrm
+            self.bar_labels.set_offsets(centre)
+        if self.joint_labels is not None and len(joints):
+            self.joint_labels.set_offsets(joints + 0.9 * off)
+
+    def _apply_limits(self, pts: np.ndarray, refit: bool) -> bool:
+        """Set the axes limits if needed; True when they changed (a full draw is due)."""
+        if self._fixed_limits is not None:
+            want = self._fit_box(self._fixed_limits)
+            cur = self._limits
+            if cur is not None and not refit:
+                inside = (cur[0] <= want[0] and want[1] <= cur[1] and cur[2] <= want[2]
+                          and want[3] <= cur[3])
+                if want == cur or (inside and (cur[1] - cur[0]) <= 1.3 * (want[1] - want[0])):
+                    return False
+        else:
+            ext = geo.extent(pts)
+            if ext is None:
+                ext = (-1.0, 1.0, -1.0, 1.0)
+            x0, x1, y0, y1 = ext
+            span = max(x1 - x0, y1 - y0, 1e-6)
+            pad = 0.12 * span + 0.05
+            want = self._fit_box((x0 - pad, x1 + pad, y0 - pad, y1 + pad))
+            cur = self._limits
+            if cur is not None and not refit:
+                inside = (cur[0] <= x0 and x1 <= cur[1] and cur[2] <= y0 and y1 <= cur[3])
+                cur_span = max(cur[1] - cur[0], cur[3] - cur[2])
+                if inside and cur_span <= 3.0 * (span + 2 * pad):
+                    return False
+        if self._fixed_limits is not None and not refit:
+            # some slack, so that the next run with similar numbers keeps these limits
+            dx, dy = 0.05 * (want[1] - want[0]), 0.05 * (want[3] - want[2])
+            want = (want[0] - dx, want[1] + dx, want[2] - dy, want[3] + dy)
+        self._limits = want
+        self.ax.set_xlim(want[0], want[1])
+        self.ax.set_ylim(want[2], want[3])
+        return True
+
+    def _fit_box(self, lim: tuple[float, float, float, float]) -> tuple[float, ...]:
+        """Widen ``lim`` in x or y so that one unit has the same length in x and y on screen."""
+        x0, x1, y0, y1 = lim
+        bbox = self.ax.get_position()
+        w_in, h_in = self.figure.get_size_inches()
+        box = (bbox.width * w_in) / (bbox.height * h_in)
+        dx, dy = max(x1 - x0, 1e-9), max(y1 - y0, 1e-9)
+        if dx / dy < box:
+            grow = 0.5 * (box * dy - dx)
+            x0, x1 = x0 - grow, x1 + grow
+        else:
+            grow = 0.5 * (dx / box - dy)
+            y0, y1 = y0 - grow, y1 + grow
+        return (x0, x1, y0, y1)
+
+    # ------------------------------------------------------------------ model life cycle
+    def _on_model_change(self, what: str) -> None:
+        try:
+            self.refresh()
+        except Exception as exc:  # an observer must never break the model's edit
+            self.message.error(f"cannot draw the model: {exc}")
+
+    def set_model(self, model: BarJointModel) -> None:
+        """Draw another model from now on (observing it instead of the old one)."""
+        self.model.unobserve(self._on_model_change)
+        self.model = model
+        self._mode = None
+        self._fixed_limits = None
+        self._limits = None
+        model.observe(self._on_model_change)
+        self.refresh()
+
+    def close(self) -> None:
+        """Stop observing the model and release the figure."""
+        self.model.unobserve(self._on_model_change)
+        self.pane.close()
+        close_tree(self)
+        super().close()
