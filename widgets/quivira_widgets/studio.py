@@ -105,13 +105,18 @@ class Studio(widgets.VBox):
             "</span></div>")
 
     def _on_model_change(self, what: str) -> None:
-        self._last = f"model changed: {what}"
+        if getattr(self, "_sim_revision", None) == self.model.revision:
+            # the player has already re-simulated this edit: keep its report
+            self._last += f" after {what}"
+        else:
+            self._last = f"model changed: {what}"
         self._update_status()
 
     def _on_simulated(self, traj) -> None:
         info = self.player.run_info
         self._last = (f"simulated {traj.t[-1]:.3g} s in {info.get('total_s', 0):.2f} s"
                       + (" (compiled code reused)" if info.get("reused") else ""))
+        self._sim_revision = self.model.revision
         self._update_status()
 
     # ------------------------------------------------------------------ tabs, follow
