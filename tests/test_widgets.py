@@ -19,11 +19,10 @@ import matplotlib
 
 matplotlib.use("Agg")
 
+import ipywidgets  # noqa: E402, F401  (a test dependency: no skip)
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
-
-ipywidgets = pytest.importorskip("ipywidgets")
 
 from quivira import bar_joint_model  # noqa: E402
 from quivira.examples import chain, four_bar, scissor  # noqa: E402
@@ -34,7 +33,7 @@ from quivira_widgets import (  # noqa: E402
     MotionPlayer,
     Studio,
 )
-from quivira_widgets._figure import FigurePane, ipympl_available  # noqa: E402
+from quivira_widgets._figure import FigurePane  # noqa: E402
 from quivira_widgets.player import ffmpeg_available  # noqa: E402
 
 PNG = b"\x89PNG"
@@ -220,7 +219,6 @@ def test_view_indices_toggle_and_many_bars():
     view.close()
 
 
-@pytest.mark.skipif(not ipympl_available(), reason="ipympl not installed")
 def test_view_with_ipympl_canvas_widget(model):
     from ipympl.backend_nbagg import Canvas
 
@@ -509,7 +507,6 @@ def test_inspector_flags_near_singular_pose():
 
 
 def test_inspector_formulas(model, monkeypatch):
-    pytest.importorskip("sympy")
     ins = MatrixInspector(model, backend="static")
     ins.entry_matrix.value = "J"
     ins.entry_row.value, ins.entry_col.value = 0, 2
@@ -747,8 +744,6 @@ def test_two_studios_are_independent():
 
 @pytest.mark.parametrize("backend", ["static", "ipympl"])
 def test_closed_studio_releases_its_figures(backend):
-    if backend == "ipympl" and not ipympl_available():
-        pytest.skip("ipympl not installed")
     if backend == "ipympl":
         plt.switch_backend("module://ipympl.backend_nbagg")
     try:

@@ -65,6 +65,8 @@ class CompiledSystem:
     timings: dict = field(default_factory=dict)
     cfunc_options: dict = field(default_factory=dict)
     _dynamics: object = None
+    #: further compiled functions built on demand (e.g. for linearization), by key
+    extra: dict = field(default_factory=dict, repr=False)
 
     @property
     def dynamics(self):

@@ -10,6 +10,7 @@ its inertia about the centre is :math:`m_i L_i^2 / 12`.
 
 from __future__ import annotations
 
+import copy
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -170,3 +171,18 @@ class ModelData:
     user_constraints: list[UserConstraint] = field(default_factory=list)
     knife_edges: list[KnifeEdge] = field(default_factory=list)
     g: float = 9.81
+
+    def copy(self) -> ModelData:
+        """An independent copy (what an edit works on until it is committed)."""
+        def rec(r):
+            c = copy.copy(r)
+            for name, v in vars(c).items():
+                if isinstance(v, list):
+                    setattr(c, name, [list(x) if isinstance(x, list) else x for x in v])
+            return c
+
+        return ModelData([rec(b) for b in self.bars], [rec(j) for j in self.joints],
+                         [rec(s) for s in self.supports], [rec(f) for f in self.forces],
+                         [rec(c) for c in self.coordinate_constraints],
+                         [rec(u) for u in self.user_constraints],
+                         [rec(k) for k in self.knife_edges], self.g)

@@ -136,7 +136,9 @@ class bar_joint_model(ConstraintMethods, SimulationMethods):  # noqa: N801 - API
         self._commit(copy.deepcopy(other._data), "replaced")
 
     def _draft(self) -> ModelData:
-        return copy.deepcopy(self._data)
+        """A copy of the data to edit (records copied one level deep: their fields are
+        numbers, tuples and lists of numbers; expressions are immutable)."""
+        return self._data.copy()
 
     # ------------------------------------------------------------------ read access
     @property

@@ -137,7 +137,7 @@ class Modes:
 def _jacobian_function(cs: CompiledSystem, force_pars: list):
     """Compiled :math:`\\partial\\ddot q/\\partial(q, \\dot q, u)` (cached on ``cs``)."""
     key = ("linearization", tuple(str(p) for p in force_pars))
-    cache = cs.timings.setdefault("_extra", {})
+    cache = cs.extra
     if key not in cache:
         parts = cs.parts
         qdd = [x if isinstance(x, hy.expression) else hy.expression(float(x)) for x in parts.qdd]

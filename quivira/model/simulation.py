@@ -281,7 +281,9 @@ class SimulationMethods:
         if projection:
             states, outcome = self._propagate_projected(cs, pars, grid, monitor)
         else:
-            res = ta.propagate_grid(grid, callback=monitor)
+            # no Python call per step when the monitor is off: heyoka itself stops on a
+            # non-finite state (taylor_outcome.err_nf_state)
+            res = ta.propagate_grid(grid, callback=monitor if monitor.active else None)
             outcome, states = res[0], res[5]
         n_valid = int(np.sum(grid <= ta.time)) if outcome != hy.taylor_outcome.time_limit \
             else len(grid)
@@ -308,7 +310,8 @@ class SimulationMethods:
         out[0] = ta.state
         outcome = hy.taylor_outcome.time_limit
         for k in range(1, len(grid)):
-            outcome = ta.propagate_until(grid[k], callback=monitor)[0]
+            outcome = ta.propagate_until(grid[k],
+                                         callback=monitor if monitor.active else None)[0]
             if outcome != hy.taylor_outcome.time_limit:
                 break
             s = ta.state.copy()

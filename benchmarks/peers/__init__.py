@@ -1,0 +1,148 @@
+"""Shared pieces of the benchmark peers: the mechanisms, and the figures every tool reports.
+
+A case is named ``chain-N`` (N uniform bars, ``quivira.examples.chain(N)``), ``four_bar``
+(``quivira.examples.four_bar()``) or ``scissor-C`` (``quivira.examples.scissor(C)``). The
+mechanism of a case is read from the quivira model into a plain :class:`Mechanism` (bars with
+their initial pose, pin joints, supports), from which each peer builds its own model, so all
+tools integrate the same system in the same maximal coordinates: per bar ``(x, y, θ)`` of its
+centre, inertia ``m L²/12``, gravity ``g`` along ``-y``.
+
+The figures are computed here, from the coordinates and velocities each tool returns at the
+output times (the same numpy code for every tool):
+
+* ``energy_error``: :math:`\\max_t |E(t) - E(0)| / \\max(|E(0)|, \\max_t T(t))`, with
+  :math:`E = T + V`, :math:`V = \\sum m g y`;
+* ``residual``: :math:`\\max_k |F_k(q)|` of the joint and support equations at the last output
+  time (``residual_max``: the largest over all output times);
+* ``last_bar_end``: ``(x, y, θ)`` of the last bar at the end, to compare the tools' motions.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+#: simulated time of every case but the scissors (seconds)
+T_END = 10.0
+#: scissors collapse to their flat, singular pose in well under 10 s: they run this long
+T_END_SCISSOR = 0.3
+#: output times per run (evenly spaced, 0 and t_end included)
+N_POINTS = 101
+
+
+@dataclass
+class Mechanism:
+    """A planar bar linkage in tool-neutral form.
+
+    ``bars``: ``(x, y, theta, length, mass)`` of each bar at t = 0 (at rest);
+    ``joints``: ``(bar_a, s_a, bar_b, s_b)`` pins making two bar points coincide;
+    ``supports``: ``(bar, s, free_x, free_y, x, y)`` ground pins (a free direction = roller).
+    """
+
+    case: str
+    bars: list
+    joints: list
+    supports: list
+    g: float
+    t_end: float
+
+    @property
+    def n_coordinates(self) -> int:
+        return 3 * len(self.bars)
+
+    @property
+    def n_constraints(self) -> int:
+        return 2 * len(self.joints) + sum(
+            (not fx) + (not fy) for _, _, fx, fy, _, _ in self.supports
+        )
+
+    def q0(self) -> np.ndarray:
+        return np.array([c for b in self.bars for c in b[:3]], dtype=float)
+
+
+def quivira_model(case: str):
+    """The quivira model of a case name (see the module docstring)."""
+    from quivira import examples
+
+    if case == "four_bar":
+        return examples.four_bar()
+    kind, _, size = case.partition("-")
+    if kind == "chain":
+        return examples.chain(int(size))
+    if kind == "scissor":
+        return examples.scissor(int(size))
+    raise ValueError(f"unknown case {case!r}: expected chain-N, four_bar or scissor-C")
+
+
+def t_end_of(case: str, t_end: float | None = None) -> float:
+    """Simulated time of a case: ``t_end`` if given, else 10 s (0.3 s for scissors)."""
+    if t_end is not None:
+        return float(t_end)
+    return T_END_SCISSOR if case.startswith("scissor") else T_END
+
+
+def mechanism(case: str, t_end: float | None = None) -> Mechanism:
+    """The :class:`Mechanism` of a case, read from its quivira model."""
+    model = quivira_model(case)
+    bars = [(*b.pose, b.length, b.mass) for b in model.bars]
+    joints = []
+    for j in model.joints:
+        for k in range(1, len(j.bars)):  # a multi-bar pin: every bar to the first one
+            joints.append((j.bars[0], j.s[0], j.bars[k], j.s[k]))
+    supports = [(s.bar, s.s, s.free_x, s.free_y, s.x, s.y) for s in model.supports]
+    return Mechanism(case, bars, joints, supports, float(model.g), t_end_of(case, t_end))
+
+
+def _points(mech: Mechanism, q: np.ndarray, bar: int, s: float):
+    x, y, th = q[..., 3 * bar], q[..., 3 * bar + 1], q[..., 3 * bar + 2]
+    L = mech.bars[bar][3]
+    return x + s * L * np.cos(th), y + s * L * np.sin(th)
+
+
+def constraint_residuals(mech: Mechanism, q: np.ndarray) -> np.ndarray:
+    """:math:`F(q)` of the joints and supports, shape ``(len(q), n_constraints)``."""
+    q = np.atleast_2d(np.asarray(q, dtype=float))
+    rows = []
+    for a, sa, b, sb in mech.joints:
+        pa, pb = _points(mech, q, a, sa), _points(mech, q, b, sb)
+        rows += [pb[0] - pa[0], pb[1] - pa[1]]
+    for bar, s, fx, fy, x0, y0 in mech.supports:
+        p = _points(mech, q, bar, s)
+        if not fx:
+            rows.append(p[0] - x0)
+        if not fy:
+            rows.append(p[1] - y0)
+    return np.column_stack(rows) if rows else np.zeros((len(q), 0))
+
+
+def energies(mech: Mechanism, q: np.ndarray, qd: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Kinetic energy ``T`` and total energy ``E = T + V`` at each output time."""
+    m = np.array([b[4] for b in mech.bars])
+    inertia = np.array([b[4] * b[3] ** 2 / 12.0 for b in mech.bars])
+    T = 0.5 * (m * (qd[:, 0::3] ** 2 + qd[:, 1::3] ** 2) + inertia * qd[:, 2::3] ** 2).sum(1)
+    V = (m * mech.g * q[:, 1::3]).sum(1)
+    return T, T + V
+
+
+def figures(mech: Mechanism, t: np.ndarray, q: np.ndarray, qd: np.ndarray) -> dict:
+    """``energy_error``, ``residual`` (last output), ``residual_max`` and ``t_reached``."""
+    t, q, qd = np.asarray(t), np.asarray(q, dtype=float), np.asarray(qd, dtype=float)
+    T, E = energies(mech, q, qd)
+    scale = max(abs(E[0]), float(np.max(np.abs(T))), 1e-300)
+    F = np.abs(constraint_residuals(mech, q))
+    finite = bool(np.all(np.isfinite(q)) and np.all(np.isfinite(qd)))
+    return {
+        "energy_error": float(np.max(np.abs(E - E[0])) / scale) if finite else math.nan,
+        "residual": float(F[-1].max()) if F.size and finite else (0.0 if finite else math.nan),
+        "residual_max": float(F.max()) if F.size and finite else (0.0 if finite else math.nan),
+        "t_reached": float(t[-1]),
+        "n_outputs": int(len(t)),
+        # (x, y, θ) of the last bar at the end: lets run.py check that the tools agree
+        "last_bar_end": [float(v) for v in q[-1, -3:]],
+    }
+
+
+def output_times(mech: Mechanism, n_points: int = N_POINTS) -> np.ndarray:
+    return np.linspace(0.0, mech.t_end, n_points)

@@ -1,0 +1,162 @@
+"""Exudyn: ``ObjectRigidBody2D`` bars, ``RevoluteJoint2D`` pins, implicit generalized-α.
+
+Each bar is a ``NodeRigidBody2D`` (coordinates ``(x, y, θ)`` of its centre, i.e. the same
+maximal coordinates as quivira) carrying an ``ObjectRigidBody2D`` of mass ``m`` and inertia
+``m L²/12``, with gravity as a ``LoadMassProportional``. Pins between bars and pins to the
+ground are ``ObjectJointRevolute2D`` between ``MarkerBodyPosition`` markers; a roller (a support
+free in x or y) is an ``ObjectJointPrismatic2D`` without rotation constraint between a rigid
+marker of the bar and one of the ground, with the normal of the sliding axis fixed in the
+ground frame. As in ``tests/oracles/exudyn_planar.py`` (which this module imitates): implicit
+generalized-α with spectral radius 0.8 (clean index-3 multipliers), full Newton
+(``useModifiedNewton = False``), consistent initial accelerations, fixed step ``h``; Newton
+tolerances are Exudyn's defaults (relative 1e-8, absolute 1e-10) unless given: the energy
+error is set by ``h`` (measured: Newton tolerance 1e-12 gives the same figures, 1.8x slower).
+The linear solver is the faster one for the size (``solver="auto"``, see ``DENSE_UP_TO``):
+Exudyn's default dense solver would make the 64-bar chain at ``h = 1e-4`` about 30x slower.
+Modified Newton would be about 1.8x faster on the 64-bar chain at the same energy error; it is
+not used, following the oracle's finding for clean forces (``run(..., full_newton=False)``).
+
+Outputs: node coordinates and velocities stored by sensors at the output times.
+
+Times: ``build_s`` = creating the system (nodes, bodies, markers, joints, sensors) and
+``mbs.Assemble()``; ``compile_s`` = 0 (nothing is generated); ``integrate_s`` =
+``exu.SolveDynamic`` plus reading the sensors.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from . import figures, mechanism, output_times
+
+SOLVERS = ("auto", "EXUdense", "EigenSparse", "EigenDense")
+#: "auto" takes the dense solver up to this many coordinates, the sparse one above: measured
+#: (10 s chains, h = 1e-4) dense is 2x faster up to 4 bars and equal at 8 bars, while for 64
+#: bars it takes 92 s per simulated 0.5 s against 3.1 s for EigenSparse
+DENSE_UP_TO = 24
+
+
+def build(mech, n_points: int = 101):
+    """``(exu, mbs, ref, q_sensors, v_sensors)``: the assembled Exudyn system."""
+    import exudyn as exu
+    from exudyn import itemInterface as ii
+
+    sc = exu.SystemContainer()
+    mbs = sc.AddSystem()
+    ovt = exu.OutputVariableType
+    ground = mbs.AddObject(ii.ObjectGround(referencePosition=[0.0, 0.0, 0.0]))
+    ref = mech.q0()
+    nodes, bodies = [], []
+    for x, y, th, length, mass in mech.bars:
+        n = mbs.AddNode(ii.NodeRigidBody2D(referenceCoordinates=[x, y, th],
+                                           initialVelocities=[0.0, 0.0, 0.0]))
+        b = mbs.AddObject(ii.ObjectRigidBody2D(nodeNumber=n, mass=mass,
+                                               inertia=mass * length**2 / 12.0))
+        nodes.append(n)
+        bodies.append(b)
+        if mech.g != 0.0:
+            mm = mbs.AddMarker(ii.MarkerBodyMass(bodyNumber=b))
+            mbs.AddLoad(ii.LoadMassProportional(markerNumber=mm, loadVector=[0.0, -mech.g, 0.0]))
+
+    def local(i, s):
+        return [s * mech.bars[i][3], 0.0, 0.0]
+
+    for a, sa, b, sb in mech.joints:
+        m0 = mbs.AddMarker(ii.MarkerBodyPosition(bodyNumber=bodies[a], localPosition=local(a, sa)))
+        m1 = mbs.AddMarker(ii.MarkerBodyPosition(bodyNumber=bodies[b], localPosition=local(b, sb)))
+        mbs.AddObject(ii.ObjectJointRevolute2D(markerNumbers=[m0, m1]))
+    for bar, s, free_x, free_y, x0, y0 in mech.supports:
+        if free_x and free_y:
+            continue
+        if not free_x and not free_y:
+            mg = mbs.AddMarker(ii.MarkerBodyPosition(bodyNumber=ground,
+                                                     localPosition=[x0, y0, 0.0]))
+            mb = mbs.AddMarker(ii.MarkerBodyPosition(bodyNumber=bodies[bar],
+                                                     localPosition=local(bar, s)))
+            mbs.AddObject(ii.ObjectJointRevolute2D(markerNumbers=[mg, mb]))
+            continue
+        # roller: (p_ground - p_bar) . n = 0 with the normal n fixed in the ground frame
+        mb = mbs.AddMarker(ii.MarkerBodyRigid(bodyNumber=bodies[bar], localPosition=local(bar, s)))
+        mg = mbs.AddMarker(ii.MarkerBodyRigid(bodyNumber=ground, localPosition=[x0, y0, 0.0]))
+        normal = [0.0, 1.0, 0.0] if free_x else [1.0, 0.0, 0.0]
+        axis = [1.0, 0.0, 0.0] if free_x else [0.0, 1.0, 0.0]
+        mbs.AddObject(ii.ObjectJointPrismatic2D(markerNumbers=[mb, mg], axisMarker0=axis,
+                                                normalMarker1=normal, constrainRotation=False))
+
+    def sensor(n, what):
+        return mbs.AddSensor(ii.SensorNode(nodeNumber=n, outputVariableType=what,
+                                           storeInternal=True))
+
+    q_sensors = [sensor(n, ovt.Coordinates) for n in nodes]
+    v_sensors = [sensor(n, ovt.Coordinates_t) for n in nodes]
+    mbs.Assemble()
+    return exu, mbs, ref, q_sensors, v_sensors
+
+
+def run(case: str, h: float = 1e-4, t_end: float | None = None, n_points: int = 101,
+        spectral_radius: float = 0.8, full_newton: bool = True, solver: str = "auto",
+        newton_tol: float | None = None) -> dict:
+    if solver not in SOLVERS:
+        raise ValueError(f"solver must be one of {SOLVERS}, got {solver!r}")
+    mech = mechanism(case, t_end)
+    if solver == "auto":
+        solver = "EXUdense" if mech.n_coordinates <= DENSE_UP_TO else "EigenSparse"
+    nb = len(mech.bars)
+    n_steps = int(round(mech.t_end / h))
+    t0 = time.perf_counter()
+    exu, mbs, ref, q_sensors, v_sensors = build(mech, n_points)
+    t1 = time.perf_counter()
+
+    ss = exu.SimulationSettings()
+    ti = ss.timeIntegration
+    ti.numberOfSteps = n_steps
+    ti.endTime = float(mech.t_end)
+    ti.verboseMode = 0
+    ti.generalizedAlpha.spectralRadius = float(spectral_radius)
+    ti.generalizedAlpha.computeInitialAccelerations = True
+    ti.newton.useModifiedNewton = not full_newton
+    if newton_tol is not None:
+        ti.newton.relativeTolerance = float(newton_tol)
+        ti.newton.absoluteTolerance = float(newton_tol)
+    ss.linearSolver.solverType = getattr(exu.LinearSolverType, solver)
+    ss.solution.file.write = False
+    # a hair under the output spacing, so rounding of the step times never skips an output
+    # (0.999 x the spacing drifts: a write is due at "last write + period")
+    ss.solution.sensors.writePeriod = (1.0 - 1e-7) * mech.t_end / (n_points - 1)
+    ss.displayStatistics = False
+    ss.displayComputationTime = False
+    ok = exu.SolveDynamic(mbs, ss, solverType=exu.DynamicSolverType.GeneralizedAlpha)
+    if not ok:
+        raise RuntimeError("Exudyn dynamic solver failed")
+
+    t_out = output_times(mech, n_points)
+    q = np.empty((n_points, 3 * nb))
+    qd = np.empty((n_points, 3 * nb))
+
+    def resample(sensor):
+        d = np.asarray(mbs.GetSensorStoredData(sensor), dtype=float)
+        ts, vals = d[:, 0], d[:, 1:]
+        keep = np.append(np.diff(ts) > 0.0, True)  # drop repeated time stamps
+        ts, vals = ts[keep], vals[keep]
+        return np.column_stack([np.interp(t_out, ts, vals[:, c]) for c in range(3)]), ts
+
+    sampled = None
+    for i in range(nb):
+        q[:, 3 * i: 3 * i + 3] = resample(q_sensors[i])[0] + ref[3 * i: 3 * i + 3]
+        qd[:, 3 * i: 3 * i + 3], sampled = resample(v_sensors[i])
+    t2 = time.perf_counter()
+    off_grid = float(np.max(np.min(np.abs(t_out[:, None] - sampled[None, :]), axis=1)))
+    return {
+        "build_s": t1 - t0,
+        "compile_s": 0.0,
+        "integrate_s": t2 - t1,
+        "total_s": t2 - t0,
+        **figures(mech, t_out, q, qd),
+        "settings": {"h": h, "n_steps": n_steps, "spectral_radius": spectral_radius,
+                     "newton": "full" if full_newton else "modified",
+                     "newton_tol": newton_tol or "default (1e-8 rel, 1e-10 abs)",
+                     "linear_solver": solver,
+                     "max_output_time_offset": off_grid},
+    }

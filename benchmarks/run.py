@@ -1,0 +1,657 @@
+"""The same linkages in quivira, SymPy mechanics + SciPy, and Exudyn, in one run.
+
+Run from the repository root::
+
+    python benchmarks/run.py            # full run (~16 min on 2 cores): results/latest.*
+    python benchmarks/run.py --quick    # smoke test for CI (~25 s): results/quick.json
+
+Cases: chains of N uniform bars (``quivira.examples.chain(N)``: L = 1, m = 1, g = 9.81, pinned
+at the origin, released from rest at -0.3 rad) for N = 2 … 64, the four-bar linkage
+``four_bar()``, and scissor lattices ``scissor(C)`` of C = 2, 4, 8 cells. All tools use maximal
+coordinates, (x, y, θ) of each bar's centre. Chains and the four-bar are simulated for 10 s;
+scissors only for 0.3 s, since they fall to their flat, singular pose in well under 10 s.
+
+Tools (``benchmarks/peers/``): ``quivira`` (``model.simulate``, heyoka Taylor integrator,
+compile included), ``sympy_scipy`` (``LagrangesMethod`` with ``hol_coneqs``,
+``lambdify(cse=True)``, a ``numpy.linalg.solve`` per right-hand side, ``solve_ivp`` DOP853 at
+rtol = atol = 1e-12) and Exudyn (``ObjectRigidBody2D`` + ``RevoluteJoint2D``, implicit
+generalized-α at h = 1e-3 and h = 1e-4). Every case of every tool runs in a fresh subprocess,
+killed at the cut-off (``--cutoff``, default 300 s); such a run is recorded as ``timeout`` with
+the cut-off as a lower bound of its time. A fresh process also keeps heyoka's in-memory cache of
+compiled code from hiding compile time.
+
+Before the main quivira runs, a sweep over ``purpose`` ("interactive", "long") and ``tol``
+(1e-12, 1e-13, None = machine epsilon) finds, per case, the fastest setting with energy error
+<= 1e-10; the main quivira record of the case is then a fresh run with that setting.
+
+Figures (same numpy code for every tool, from q and q̇ at 101 output times): build, compile and
+integration time, their total (imports excluded, reported apart as ``import_s``), the energy
+error max|E - E0| / max(|E0|, max T), the constraint residual max|F(q)| at the end, and per case
+the ratios quivira / peer of total time and of energy error. The "targets" section checks the
+goals of the benchmark issue. Exit status: 1 if a record is missing or implausible (an error, a
+non-finite figure, an incomplete run; in ``--quick`` also any timeout), else 0 (2 with
+``--require-targets`` when a target is missed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import math
+import os
+import platform
+import subprocess
+import sys
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+RESULTS = HERE / "results"
+MARK = "@@BENCHMARK-RECORD@@"
+
+CHAINS_FULL = (2, 4, 8, 16, 32, 64)
+SCISSORS_FULL = (2, 4, 8)
+CHAINS_QUICK = (2, 4, 8)
+SCISSORS_QUICK = (2,)
+SYMPY_QUICK = ("chain-2", "chain-4", "four_bar", "scissor-2")
+QUICK_T_END = 1.0
+ENERGY_GOAL = 1e-10
+PURPOSES = ("interactive", "long")
+TOLS = (1e-12, 1e-13, None)
+DEFAULT_SETTING = {"purpose": "interactive", "tol": 1e-12}
+TOOLS = ("quivira", "sympy_scipy", "exudyn_h1e-3", "exudyn_h1e-4")
+#: largest difference of the last bar's final (x, y, θ) from quivira's accepted on the quick
+#: run (1 s simulated; over 10 s the chains are chaotic and the tools drift apart)
+AGREEMENT = {"sympy_scipy": 1e-8, "exudyn_h1e-3": 1e-3, "exudyn_h1e-4": 1e-4}
+SCISSOR_NOTE = ("simulated 0.3 s, not 10 s: a scissor lattice collapses to its flat, singular "
+                "pose in well under 10 s")
+
+
+# ---------------------------------------------------------------------------------- worker
+def _preload(tool: str) -> None:
+    """Import what a tool needs, so that the timed run excludes imports."""
+    importlib.import_module("peers")
+    if tool == "quivira":
+        importlib.import_module("quivira")
+    elif tool == "sympy_scipy":
+        importlib.import_module("sympy.physics.mechanics")
+        importlib.import_module("scipy.integrate")
+    else:
+        importlib.import_module("exudyn")
+        importlib.import_module("exudyn.itemInterface")
+    importlib.import_module("quivira.examples")  # the peers read the mechanism from it
+
+
+def worker(spec: dict) -> None:
+    """Run one case of one tool (in its own process) and print the record."""
+    for p in (str(ROOT), str(HERE)):
+        if p not in sys.path:
+            sys.path.insert(0, p)
+    t0 = time.perf_counter()
+    try:
+        _preload(spec["tool"])
+        import_s = time.perf_counter() - t0
+        module = {"quivira": "peers.quivira_peer", "sympy_scipy": "peers.sympy_scipy",
+                  "exudyn": "peers.exudyn_peer"}[spec["tool"]]
+        rec = importlib.import_module(module).run(spec["case"], **spec.get("kwargs", {}))
+        rec.update(status="ok", import_s=import_s)
+    except Exception as exc:  # noqa: BLE001 - reported in the record
+        rec = {"status": "error", "error": f"{type(exc).__name__}: {exc}"}
+    print(MARK + json.dumps(_clean(rec)), flush=True)
+
+
+# ---------------------------------------------------------------------------------- helpers
+def _clean(x):
+    """JSON-safe copy: NaN and infinities become None."""
+    if isinstance(x, float):
+        return x if math.isfinite(x) else None
+    if isinstance(x, dict):
+        return {k: _clean(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_clean(v) for v in x]
+    return x
+
+
+def _finite(x) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def _fmt_s(x) -> str:
+    if not _finite(x):
+        return "–"
+    return f"{x:.3g}" if x < 100 else f"{x:.0f}"
+
+
+def _fmt_e(x) -> str:
+    return f"{x:.1e}" if _finite(x) else "–"
+
+
+def case_info(case: str) -> dict:
+    from peers import mechanism
+
+    mech = mechanism(case)
+    return {"n_coordinates": mech.n_coordinates, "n_constraints": mech.n_constraints,
+            "n_bars": len(mech.bars)}
+
+
+def spawn(tool: str, case: str, kwargs: dict, cutoff: float) -> dict:
+    """Run a worker subprocess; return its record (status ok / error / timeout)."""
+    spec = {"tool": tool, "case": case, "kwargs": kwargs}
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(HERE), env.get("PYTHONPATH", "")])
+    t0 = time.perf_counter()
+    try:
+        proc = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--worker",
+                               json.dumps(spec)], capture_output=True, text=True,
+                              timeout=cutoff, env=env, cwd=str(ROOT))
+    except subprocess.TimeoutExpired:
+        return {"status": "timeout", "wall_s": time.perf_counter() - t0, "total_s": cutoff,
+                "total_is_lower_bound": True}
+    wall = time.perf_counter() - t0
+    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith(MARK)]
+    if not lines:
+        tail = (proc.stderr or proc.stdout).strip().splitlines()[-3:]
+        return {"status": "error", "wall_s": wall,
+                "error": f"worker exit {proc.returncode}: " + " | ".join(tail)}
+    rec = json.loads(lines[-1][len(MARK):])
+    rec["wall_s"] = wall
+    return rec
+
+
+def _label(tool: str, kwargs: dict) -> str:
+    if tool == "exudyn":
+        return f"exudyn_h{kwargs['h']:.0e}".replace("e-0", "e-")
+    return tool
+
+
+# ---------------------------------------------------------------------------------- plan
+def plan(quick: bool) -> dict:
+    chains = CHAINS_QUICK if quick else CHAINS_FULL
+    scissors = SCISSORS_QUICK if quick else SCISSORS_FULL
+    cases = [f"chain-{n}" for n in chains] + ["four_bar"] + [f"scissor-{c}" for c in scissors]
+    tools = {c: list(TOOLS) for c in cases}
+    if quick:
+        for c in cases:
+            tools[c] = ["quivira", "exudyn_h1e-3"] + (["sympy_scipy"] if c in SYMPY_QUICK else [])
+    if quick:
+        sweep = {"chain-2": [{"purpose": p, "tol": 1e-12} for p in PURPOSES]}
+    else:
+        grid = [{"purpose": p, "tol": t} for p in PURPOSES for t in TOLS]
+        sweep = {c: grid for c in cases}
+    return {"cases": cases, "tools": tools, "sweep": sweep}
+
+
+def t_end_for(case: str, quick: bool) -> float | None:
+    if case.startswith("scissor"):
+        return None  # the peers' default, 0.3 s
+    return QUICK_T_END if quick else None
+
+
+def tool_kwargs(tool: str, case: str, quick: bool, setting: dict | None = None) -> tuple:
+    t_end = t_end_for(case, quick)
+    base = {} if t_end is None else {"t_end": t_end}
+    if tool == "quivira":
+        return "quivira", {**base, **(setting or DEFAULT_SETTING)}
+    if tool == "sympy_scipy":
+        return "sympy_scipy", base
+    h = {"exudyn_h1e-3": 1e-3, "exudyn_h1e-4": 1e-4}[tool]
+    return "exudyn", {**base, "h": h}
+
+
+# ---------------------------------------------------------------------------------- run
+def choose_setting(rows: list[dict]) -> tuple[dict, str]:
+    ok = [r for r in rows if r["status"] == "ok" and _finite(r.get("energy_error"))
+          and r["energy_error"] <= ENERGY_GOAL]
+    if not ok:
+        return dict(DEFAULT_SETTING), "no sweep run met the energy goal; default setting"
+    best = min(ok, key=lambda r: r["total_s"])
+    s = best["settings"]
+    return ({"purpose": s["purpose"], "tol": s["tol"]},
+            f"fastest of {len(rows)} settings with energy error <= {ENERGY_GOAL:g} "
+            f"(sweep total {best['total_s']:.3g} s)")
+
+
+def make_record(case: str, tool: str, info: dict, t_end: float, raw: dict, cutoff: float) -> dict:
+    rec = {"case": case, "tool": tool, **info, "t_end": t_end, "status": raw.get("status"),
+           "build_s": None, "compile_s": None, "integrate_s": None, "total_s": None,
+           "energy_error": None, "residual": None}
+    rec.update({k: v for k, v in raw.items() if k != "status"})
+    notes = []
+    if case.startswith("scissor"):
+        notes.append(SCISSOR_NOTE)
+    if rec["status"] == "timeout":
+        notes.append(f"no result within the cut-off of {cutoff:g} s (wall time of its process, "
+                     f"imports included): total_s = {cutoff:g} is a lower bound")
+    if rec["status"] == "error":
+        notes.append(rec.get("error", "error"))
+    rec["notes"] = "; ".join(notes)
+    return rec
+
+
+def add_ratios(records: list[dict]) -> None:
+    """Per case: quivira / peer of total time and of energy error, on the peer records."""
+    q = {r["case"]: r for r in records if r["tool"] == "quivira" and r["status"] == "ok"}
+    for r in records:
+        if r["tool"] == "quivira" or r["case"] not in q:
+            continue
+        qr = q[r["case"]]
+        if _finite(r.get("total_s")) and r["total_s"] > 0:
+            r["time_ratio_quivira_over_peer"] = qr["total_s"] / r["total_s"]
+            r["time_ratio_is_upper_bound"] = r["status"] == "timeout"
+        if r["status"] == "ok" and _finite(r.get("energy_error")) and r["energy_error"] > 0:
+            r["energy_error_ratio_quivira_over_peer"] = qr["energy_error"] / r["energy_error"]
+        a, b = r.get("last_bar_end"), qr.get("last_bar_end")
+        if r["status"] == "ok" and a and b and all(_finite(v) for v in a + b):
+            r["last_bar_deviation_from_quivira"] = max(abs(x - y) for x, y in zip(a, b))
+
+
+def check_plausible(records: list[dict], expected: dict, quick: bool) -> list[str]:
+    problems = []
+    have = {(r["case"], r["tool"]): r for r in records}
+    for case, tools in expected.items():
+        for tool in tools:
+            r = have.get((case, tool))
+            if r is None:
+                problems.append(f"{case}/{tool}: no record")
+                continue
+            st = r["status"]
+            if st == "timeout":
+                if quick or tool == "quivira":
+                    problems.append(f"{case}/{tool}: timeout")
+                continue
+            if st != "ok":
+                problems.append(f"{case}/{tool}: {st}: {r.get('error', '')}")
+                continue
+            for k in ("build_s", "compile_s", "integrate_s", "total_s", "energy_error",
+                      "residual"):
+                if not _finite(r.get(k)) or r[k] < 0:
+                    problems.append(f"{case}/{tool}: {k} = {r.get(k)!r} is not a finite "
+                                    "non-negative number")
+            if _finite(r.get("total_s")) and all(_finite(r.get(k)) for k in
+                                                 ("build_s", "compile_s", "integrate_s")):
+                parts = r["build_s"] + r["compile_s"] + r["integrate_s"]
+                if abs(parts - r["total_s"]) > 1e-6 + 1e-6 * r["total_s"]:
+                    problems.append(f"{case}/{tool}: parts {parts:.4g} s != total "
+                                    f"{r['total_s']:.4g} s")
+            if _finite(r.get("t_reached")) and abs(r["t_reached"] - r["t_end"]) > 1e-9:
+                problems.append(f"{case}/{tool}: stopped at t = {r['t_reached']} < {r['t_end']}")
+            if r.get("n_outputs") != 101:
+                problems.append(f"{case}/{tool}: {r.get('n_outputs')} outputs, expected 101")
+            if _finite(r.get("energy_error")) and r["energy_error"] > 1e-2:
+                problems.append(f"{case}/{tool}: energy error {r['energy_error']:.3g} > 1e-2")
+            if _finite(r.get("residual")) and r["residual"] > 1e-6:
+                problems.append(f"{case}/{tool}: residual {r['residual']:.3g} > 1e-6")
+            if tool == "quivira" and _finite(r.get("energy_error")) \
+                    and r["energy_error"] > ENERGY_GOAL:
+                problems.append(f"{case}/quivira: energy error {r['energy_error']:.3g} > "
+                                f"{ENERGY_GOAL:g}")
+            dev = r.get("last_bar_deviation_from_quivira")
+            limit = AGREEMENT.get(tool)
+            if quick and limit is not None and not (_finite(dev) and dev <= limit):
+                problems.append(f"{case}/{tool}: the last bar ends {dev} away from quivira's "
+                                f"pose (allowed {limit:g})")
+            off = (r.get("settings") or {}).get("max_output_time_offset")
+            if off is not None and not (_finite(off) and off <= 1e-9):
+                problems.append(f"{case}/{tool}: outputs off the step times by {off}")
+    return problems
+
+
+def check_targets(records: list[dict]) -> list[dict]:
+    have = {(r["case"], r["tool"]): r for r in records}
+
+    def get(case, tool):
+        return have.get((case, tool), {})
+
+    out = []
+
+    def not_run(what, *keys):
+        missing = [f"{c}/{t}" for c, t in keys if (c, t) not in have]
+        if missing:
+            out.append({"target": what, "status": "NOT RUN",
+                        "figures": "no record of " + ", ".join(missing)})
+        return bool(missing)
+
+    q64 = get("chain-64", "quivira")
+    t, e = q64.get("total_s"), q64.get("energy_error")
+    ok = q64.get("status") == "ok" and _finite(t) and t <= 4.0 and _finite(e) and e <= 1e-10
+    what = "chain of 64 bars, build + compile + 10 s, <= 4 s with energy error <= 1e-10"
+    if not not_run(what, ("chain-64", "quivira")):
+        out.append({"target": what, "status": "OK" if ok else "MISSED",
+                    "figures": f"total {_fmt_s(t)} s, energy error {_fmt_e(e)}"})
+
+    def versus(case, peer, speed_goal, acc_goal, what):
+        if not_run(what, (case, "quivira"), (case, peer)):
+            return None
+        qr, pr = get(case, "quivira"), get(case, peer)
+        qt, pt = qr.get("total_s"), pr.get("total_s")
+        qe, pe = qr.get("energy_error"), pr.get("energy_error")
+        bound = pr.get("status") == "timeout"
+        speed = pt / qt if _finite(pt) and _finite(qt) and qt > 0 else None
+        acc = pe / qe if _finite(pe) and _finite(qe) and qe > 0 else None
+        speed_ok = speed is not None and speed >= speed_goal
+        acc_ok = acc is not None and acc >= acc_goal
+        figs = (f"quivira {_fmt_s(qt)} s vs {peer} {'>= ' if bound else ''}{_fmt_s(pt)} s: "
+                f"{'>= ' if bound else ''}{speed:.1f}x faster; " if speed is not None
+                else f"quivira {_fmt_s(qt)} s vs {peer} {_fmt_s(pt)} s; ")
+        figs += (f"energy error {_fmt_e(qe)} vs {_fmt_e(pe)}: {acc:.2g}x smaller"
+                 if acc is not None else f"energy error {_fmt_e(qe)} vs {_fmt_e(pe)} "
+                 "(peer figure unknown)")
+        return {"target": what, "status": "OK" if speed_ok and acc_ok else "MISSED",
+                "figures": figs}
+
+    for args in (("chain-16", "sympy_scipy", 50, 100,
+                  "chain of 16 bars: >= 50x faster end to end than SymPy/scipy, >= 100x "
+                  "smaller energy error"),
+                 ("chain-64", "exudyn_h1e-4", 25, 1e5,
+                  "chain of 64 bars: >= 25x faster than Exudyn at h = 1e-4, >= 1e5x smaller "
+                  "energy error")):
+        r = versus(*args)
+        if r is not None:
+            out.append(r)
+    return out
+
+
+def load_average() -> list[float] | None:
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except OSError:
+        return None
+
+
+def versions() -> dict:
+    out = {"python": platform.python_version()}
+    for name in ("numpy", "heyoka", "sympy", "scipy", "exudyn", "matplotlib"):
+        try:
+            mod = importlib.import_module(name)
+            out[name] = getattr(mod, "__version__", "?")
+        except Exception:  # noqa: BLE001
+            out[name] = None
+    try:
+        out["quivira"] = importlib.import_module("quivira").__version__
+    except Exception:  # noqa: BLE001
+        out["quivira"] = None
+    return out
+
+
+def cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "?"
+
+
+# ---------------------------------------------------------------------------------- output
+def markdown(doc: dict) -> str:
+    meta = doc["meta"]
+    lines = ["# Benchmark results", "",
+             f"`{meta['command']}` — {meta['date']}, {meta['machine']['cpu']} "
+             f"({meta['machine']['cpus']} CPUs), load average (1, 5, 15 min) "
+             f"{meta['load_average_start']} at the start, {meta['load_average_end']} at the end; "
+             f"cut-off {meta['cutoff_s']:g} s per run; wall time of the run "
+             f"{meta['wall_s']:.0f} s.", "",
+             "Versions: " + ", ".join(f"{k} {v}" for k, v in meta["versions"].items()), "",
+             "Times in seconds, imports excluded. Energy error max|E - E0| / max(|E0|, max T) "
+             "over 101 outputs; residual max|F(q)| at the end. Ratios are quivira / peer "
+             "(below 1: quivira faster or more accurate); `<=` when the peer hit the cut-off. "
+             "Chains and four-bar: 10 s simulated (quick run: 1 s); scissors 0.3 s (they "
+             "collapse to a singular flat pose in well under 10 s).", "",
+             "| case | coords | tool | build | compile | integrate | total | energy error "
+             "| residual | time ratio | energy ratio | status |",
+             "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+    for r in doc["records"]:
+        tr = r.get("time_ratio_quivira_over_peer")
+        er = r.get("energy_error_ratio_quivira_over_peer")
+        trs = "" if tr is None else ("<= " if r.get("time_ratio_is_upper_bound") else "") \
+            + f"{tr:.3g}"
+        ers = "" if er is None else f"{er:.2g}"
+        total = _fmt_s(r.get("total_s"))
+        if r["status"] == "timeout":
+            total = f">= {total}"
+        status = r["status"]
+        if r["tool"] == "quivira" and r.get("settings"):
+            s = r["settings"]
+            status += f" ({s['purpose']}, tol {s['tol']})"
+        if r["tool"].startswith("exudyn") and r.get("settings"):
+            status += f" ({r['settings']['linear_solver']})"
+        lines.append(f"| {r['case']} | {r['n_coordinates']} | {r['tool']} | "
+                     f"{_fmt_s(r.get('build_s'))} | {_fmt_s(r.get('compile_s'))} | "
+                     f"{_fmt_s(r.get('integrate_s'))} | {total} | "
+                     f"{_fmt_e(r.get('energy_error'))} | {_fmt_e(r.get('residual'))} | "
+                     f"{trs} | {ers} | {status} |")
+    lines += ["", "## Targets", ""]
+    if doc["targets"]:
+        for t in doc["targets"]:
+            lines.append(f"- **{t['status']}** — {t['target']}: {t['figures']}")
+    else:
+        lines.append("- not checked on a `--quick` run")
+    lines += ["", "## quivira settings (fresh process each; total s / energy error)", "",
+              "| case | " + " | ".join(f"{p}, tol {t}" for p in PURPOSES for t in TOLS)
+              + " | chosen |", "|---|" + "---:|" * (len(PURPOSES) * len(TOLS)) + "---|"]
+    for case, rows in doc["quivira_settings_sweep"].items():
+        cells = []
+        for p in PURPOSES:
+            for t in TOLS:
+                r = next((x for x in rows if x["purpose"] == p and x["tol"] == t), None)
+                if r is None:
+                    cells.append("")
+                elif r["status"] != "ok":
+                    cells.append(r["status"])
+                else:
+                    cells.append(f"{r['total_s']:.3g} / {r['energy_error']:.1e}")
+        ch = doc["chosen_settings"].get(case, {})
+        lines.append(f"| {case} | " + " | ".join(cells)
+                     + f" | {ch.get('purpose')}, tol {ch.get('tol')} |")
+    lines += ["", "## Plausibility", ""]
+    probs = doc["plausibility"]["problems"]
+    lines.append("- all records complete and plausible" if not probs
+                 else "\n".join(f"- {p}" for p in probs))
+    return "\n".join(lines) + "\n"
+
+
+def plot(doc: dict, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    colours = {"quivira": "C0", "sympy_scipy": "C1", "exudyn_h1e-3": "C2",
+               "exudyn_h1e-4": "C3"}
+    fig, ax = plt.subplots(figsize=(9.0, 5.2))
+    for tool, col in colours.items():
+        for family, style, marker in (("chain", "-", "o"), ("scissor", "--", "s"),
+                                      ("four_bar", "", "^")):
+            rows = [r for r in doc["records"] if r["tool"] == tool
+                    and r["case"].startswith(family) and _finite(r.get("total_s"))]
+            rows.sort(key=lambda r: r["n_coordinates"])
+            if not rows:
+                continue
+            x = [r["n_coordinates"] for r in rows]
+            y = [r["total_s"] for r in rows]
+            label = f"{tool}, {family.replace('_', '-')}{'s' if family != 'four_bar' else ''}"
+            ax.plot(x, y, style or "none", marker=marker, color=col, label=label,
+                    markerfacecolor=col if family == "chain" else "white")
+            for xi, r in zip(x, rows):
+                if r["status"] == "timeout":
+                    ax.annotate("", xy=(xi, r["total_s"] * 2.2), xytext=(xi, r["total_s"]),
+                                arrowprops={"arrowstyle": "->", "color": col})
+    cutoff = doc["meta"]["cutoff_s"]
+    if any(r["status"] == "timeout" for r in doc["records"]):
+        ax.axhline(cutoff, color="0.5", lw=0.8, ls=":")
+        ax.annotate(f"cut-off {cutoff:g} s (arrows: lower bounds)", xy=(0.99, cutoff),
+                    xycoords=("axes fraction", "data"), ha="right", va="bottom",
+                    color="0.4", fontsize=8)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    if any(r["status"] == "timeout" for r in doc["records"]):
+        ax.set_ylim(top=cutoff * 4)
+    ticks = sorted({r["n_coordinates"] for r in doc["records"]})
+    ax.set_xticks(ticks)
+    ax.set_xticklabels([str(x) for x in ticks])
+    ax.minorticks_off()
+    ax.set_xlabel("number of coordinates (3 per bar)")
+    ax.set_ylabel("total time, build + compile + integrate [s]")
+    t = "1 s" if doc["meta"]["quick"] else "10 s"
+    ax.set_title(f"End to end, {t} simulated (scissors 0.3 s)", fontsize=10)
+    ax.grid(True, which="major", alpha=0.3)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+# ---------------------------------------------------------------------------------- main
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--quick", action="store_true",
+                    help="smoke test: N <= 8, 1 s simulated, SymPy for small cases only, "
+                         "Exudyn h = 1e-3; writes results/quick.json")
+    ap.add_argument("--cutoff", type=float, default=None,
+                    help="seconds before a run is killed and recorded as a timeout "
+                         "(default 300; 120 with --quick)")
+    ap.add_argument("--cases", nargs="*", help="only these cases (e.g. chain-16 four_bar); "
+                                               "nothing is written unless --output is given")
+    ap.add_argument("--tools", nargs="*", choices=TOOLS, help="only these tools")
+    ap.add_argument("--no-sweep", action="store_true",
+                    help="skip the quivira settings sweep (use interactive, tol 1e-12)")
+    ap.add_argument("--output", type=Path, help="write the JSON here (and .md, .png beside)")
+    ap.add_argument("--require-targets", action="store_true",
+                    help="exit 2 when a target is missed (full run)")
+    ap.add_argument("--worker", help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.worker:
+        worker(json.loads(args.worker))
+        return 0
+    for p in (str(ROOT), str(HERE)):
+        if p not in sys.path:
+            sys.path.insert(0, p)
+
+    quick = args.quick
+    cutoff = args.cutoff or (120.0 if quick else 300.0)
+    t_run = time.perf_counter()
+    load_start = load_average()
+    print(f"quivira benchmarks ({'quick' if quick else 'full'} run), cut-off {cutoff:g} s, "
+          f"load average {load_start}", flush=True)
+    p = plan(quick)
+    filtered = bool(args.cases or args.tools)
+    cases = [c for c in p["cases"] if not args.cases or c in args.cases]
+    if args.cases:
+        cases += [c for c in args.cases if c not in cases]
+    expected = {c: [t for t in p["tools"].get(c, list(TOOLS))
+                    if not args.tools or t in args.tools] for c in cases}
+    infos = {c: case_info(c) for c in cases}
+
+    # 1. quivira settings sweep
+    sweep: dict[str, list] = {}
+    chosen: dict[str, dict] = {}
+    if not args.no_sweep and any("quivira" in expected[c] for c in cases):
+        print("\n== quivira settings sweep (purpose x tol, fresh process each)", flush=True)
+        for case in cases:
+            grid = p["sweep"].get(case)
+            if not grid or "quivira" not in expected[case]:
+                continue
+            rows = []
+            for setting in grid:
+                tool, kw = tool_kwargs("quivira", case, quick, setting)
+                raw = spawn(tool, case, kw, cutoff)
+                row = {**setting, "status": raw["status"],
+                       **{k: raw.get(k) for k in ("build_s", "compile_s", "integrate_s",
+                                                  "total_s", "energy_error", "residual")},
+                       "settings": raw.get("settings", setting)}
+                rows.append(row)
+                print(f"  {case:11s} {setting['purpose']:11s} tol {setting['tol']!s:6s}: "
+                      f"{raw['status']:7s} total {_fmt_s(raw.get('total_s')):>6s} s "
+                      f"(compile {_fmt_s(raw.get('compile_s'))} s), energy error "
+                      f"{_fmt_e(raw.get('energy_error'))}", flush=True)
+            sweep[case] = rows
+            chosen[case], why = choose_setting(rows)
+            chosen[case]["why"] = why
+            print(f"  -> {case}: {chosen[case]['purpose']}, tol {chosen[case]['tol']} ({why})",
+                  flush=True)
+
+    # 2. main records
+    print("\n== cases", flush=True)
+    records = []
+    for case in cases:
+        for tool in expected[case]:
+            setting = None
+            if tool == "quivira":
+                ch = chosen.get(case, {**DEFAULT_SETTING, "why": "default setting"})
+                setting = {"purpose": ch["purpose"], "tol": ch["tol"]}
+            name, kw = tool_kwargs(tool, case, quick, setting)
+            raw = spawn(name, case, kw, cutoff)
+            t_end = kw.get("t_end", 0.3 if case.startswith("scissor") else 10.0)
+            rec = make_record(case, tool, infos[case], t_end, raw, cutoff)
+            if tool == "quivira":
+                extra = f"setting {setting['purpose']}, tol {setting['tol']}: {ch['why']}"
+                rec["notes"] = "; ".join(x for x in (rec["notes"], extra) if x)
+            records.append(rec)
+            print(f"  {case:11s} {tool:13s} {rec['status']:7s} build {_fmt_s(rec['build_s']):>6s}"
+                  f"  compile {_fmt_s(rec['compile_s']):>6s}  integrate "
+                  f"{_fmt_s(rec['integrate_s']):>6s}  total "
+                  f"{('>=' if rec['status'] == 'timeout' else '') + _fmt_s(rec['total_s']):>7s} s"
+                  f"  energy {_fmt_e(rec['energy_error'])}  residual {_fmt_e(rec['residual'])}"
+                  + (f"  [{rec.get('error')}]" if rec["status"] == "error" else ""),
+                  flush=True)
+    add_ratios(records)
+
+    problems = check_plausible(records, expected, quick)
+    targets = [] if quick else check_targets(records)
+    doc = {
+        "meta": {
+            "command": "python benchmarks/run.py" + (" --quick" if quick else "")
+                       + (f" --cutoff {cutoff:g}" if args.cutoff else ""),
+            "date": datetime.now(UTC).isoformat(timespec="seconds"),
+            "quick": quick, "cutoff_s": cutoff,
+            "machine": {"cpu": cpu_model(), "cpus": os.cpu_count(),
+                        "platform": platform.platform()},
+            "load_average_start": load_start, "load_average_end": load_average(),
+            "versions": versions(), "wall_s": time.perf_counter() - t_run,
+            "energy_goal": ENERGY_GOAL,
+        },
+        "records": records,
+        "quivira_settings_sweep": sweep,
+        "chosen_settings": chosen,
+        "targets": targets,
+        "plausibility": {"ok": not problems, "problems": problems},
+    }
+    doc = _clean(doc)
+
+    print("\n== targets" + (" (checked on the full run only)" if quick else ""), flush=True)
+    for t in targets:
+        print(f"  {t['status']:6s} {t['target']}\n         {t['figures']}", flush=True)
+    print("\n== plausibility: " + ("OK, all records complete and plausible" if not problems
+                                   else "FAILED"), flush=True)
+    for pr in problems:
+        print(f"  {pr}", flush=True)
+
+    out = args.output
+    if out is None and not filtered:
+        out = RESULTS / ("quick.json" if quick else "latest.json")
+    if out is not None:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(doc, indent=1, allow_nan=False) + "\n")
+        written = [out]
+        if not quick or args.output is not None:
+            md, png = out.with_suffix(".md"), out.with_name(
+                "scaling.png" if out.name == "latest.json" else out.stem + "_scaling.png")
+            md.write_text(markdown(doc))
+            plot(doc, png)
+            written += [md, png]
+        print("\nwrote " + ", ".join(str(w) for w in written), flush=True)
+    print(f"wall time {time.perf_counter() - t_run:.0f} s, load average {load_average()}",
+          flush=True)
+    if problems:
+        return 1
+    if args.require_targets and any(t["status"] == "MISSED" for t in targets):
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
