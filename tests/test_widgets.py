@@ -629,7 +629,9 @@ def test_player_reports_invalid_models(model):
     p.auto.value = False
     model.remove_joint(2)
     assert p.trajectory is None and "press Simulate" in p.status.text
-    assert p.simulate() is not None
+    traj = p.simulate()
+    assert traj is p.trajectory and traj.t[-1] == pytest.approx(p.t_end.value)
+    assert traj.relative_energy_error() < 1e-10 and traj.max_position_residual() < 1e-10
     p.t_end.value = -1.0
     assert p.simulate() is None and "t_end must be positive" in p.status.text
     p.t_end.value, p.n_frames.value = 0.2, 1

@@ -520,13 +520,17 @@ class ModelEditor(widgets.VBox):
         ok, j = self._apply("joints", action, lambda j: f"added joint {j}")
         return j if ok else None
 
+    def _delete_selected(self, section: str, select, remove, noun: str) -> None:
+        """Remove the item chosen in ``select`` with ``remove(index)``, reporting in ``section``."""
+        k = self._selected(select)
+        if k == NEW:
+            self.messages[section].error(f"select a {noun} to delete")
+            return
+        self._apply(section, lambda: remove(k), f"deleted {noun} {k}")
+
     def delete_joint(self) -> None:
         """Delete the selected joint."""
-        j = self._selected(self.joint_select)
-        if j == NEW:
-            self.messages["joints"].error("select a joint to delete")
-            return
-        self._apply("joints", lambda: self.model.remove_joint(j), f"deleted joint {j}")
+        self._delete_selected("joints", self.joint_select, self.model.remove_joint, "joint")
 
     def infer_joints(self) -> None:
         """Add joints where bars meet in their drawn poses (``model.infer_joints()``)."""
@@ -619,11 +623,8 @@ class ModelEditor(widgets.VBox):
 
     def delete_support(self) -> None:
         """Delete the selected support."""
-        k = self._selected(self.support_select)
-        if k == NEW:
-            self.messages["supports"].error("select a support to delete")
-            return
-        self._apply("supports", lambda: self.model.remove_support(k), f"deleted support {k}")
+        self._delete_selected("supports", self.support_select, self.model.remove_support,
+                              "support")
 
     # ================================================================== forces
     def _sync_force(self) -> None:
@@ -665,11 +666,7 @@ class ModelEditor(widgets.VBox):
 
     def delete_force(self) -> None:
         """Delete the selected load."""
-        k = self._selected(self.force_select)
-        if k == NEW:
-            self.messages["forces"].error("select a load to delete")
-            return
-        self._apply("forces", lambda: self.model.remove_force(k), f"deleted load {k}")
+        self._delete_selected("forces", self.force_select, self.model.remove_force, "load")
 
     # ================================================================== model, files
     def _on_g(self) -> None:
