@@ -365,8 +365,9 @@ def test_linearize_operating_point_errors_and_nonequilibrium():
         model.linearize()
 
 
-def sympy_double_bar_pendulum(Lb, mb):
-    """Two uniform bars (inertia m L²/12 about the centre) in absolute joint angles."""
+def sympy_double_bar_kane(Lb, mb):
+    """Two uniform bars (inertia m L²/12 about the centre) hanging from a pin, in absolute
+    joint angles: SymPy's ``KanesMethod`` after ``kanes_equations``, and its symbols."""
     q1, q2, u1, u2 = dynamicsymbols("q1 q2 u1 u2")
     N = ReferenceFrame("N")
     A = N.orientnew("A", "Axis", [q1, N.z])
@@ -375,18 +376,21 @@ def sympy_double_bar_pendulum(Lb, mb):
     B.set_ang_vel(N, u2 * N.z)
     O = Point("O")
     O.set_vel(N, 0)
-    Ac = O.locatenew("Ac", Lb / 2 * A.x)
-    P = O.locatenew("P", Lb * A.x)
+    Ac, P = O.locatenew("Ac", Lb / 2 * A.x), O.locatenew("P", Lb * A.x)
     Bc = P.locatenew("Bc", Lb / 2 * B.x)
-    Ac.v2pt_theory(O, N, A)
-    P.v2pt_theory(O, N, A)
-    Bc.v2pt_theory(P, N, B)
+    for pt, base, frame in ((Ac, O, A), (P, O, A), (Bc, P, B)):
+        pt.v2pt_theory(base, N, frame)
     Ic = mb * Lb**2 / 12
     bodies = [RigidBody("bA", Ac, A, mb, (inertia(A, 0, 0, Ic), Ac)),
               RigidBody("bB", Bc, B, mb, (inertia(B, 0, 0, Ic), Bc))]
-    loads = [(Ac, -mb * G * N.y), (Bc, -mb * G * N.y)]
     KM = KanesMethod(N, [q1, q2], [u1, u2], kd_eqs=[q1.diff(T_SYM) - u1, q2.diff(T_SYM) - u2])
-    KM.kanes_equations(bodies, loads)
+    KM.kanes_equations(bodies, [(Ac, -mb * G * N.y), (Bc, -mb * G * N.y)])
+    return KM, (q1, q2, u1, u2)
+
+
+def sympy_double_bar_pendulum(Lb, mb):
+    """SymPy's linearization ``A`` of the double bar pendulum about the hanging pose."""
+    KM, (q1, q2, u1, u2) = sympy_double_bar_kane(Lb, mb)
     op = {q1: -math.pi / 2, q2: -math.pi / 2, u1: 0, u2: 0}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -425,24 +429,8 @@ def test_double_bar_pendulum_modes_vs_sympy_kane():
 
 def sympy_double_bar_rhs(Lb, mb):
     """``(θ1, θ2, ω1, ω2) -> (θ̇, ω̇)`` of the double bar pendulum by SymPy's KanesMethod."""
-    q1, q2, u1, u2 = dynamicsymbols("q1 q2 u1 u2")
-    N = ReferenceFrame("N")
-    A = N.orientnew("A", "Axis", [q1, N.z])
-    B = N.orientnew("B", "Axis", [q2, N.z])
-    A.set_ang_vel(N, u1 * N.z)
-    B.set_ang_vel(N, u2 * N.z)
-    O = Point("O")
-    O.set_vel(N, 0)
-    Ac, P = O.locatenew("Ac", Lb / 2 * A.x), O.locatenew("P", Lb * A.x)
-    Bc = P.locatenew("Bc", Lb / 2 * B.x)
-    for pt, base, frame in ((Ac, O, A), (P, O, A), (Bc, P, B)):
-        pt.v2pt_theory(base, N, frame)
-    Ic = mb * Lb**2 / 12
-    bodies = [RigidBody("bA", Ac, A, mb, (inertia(A, 0, 0, Ic), Ac)),
-              RigidBody("bB", Bc, B, mb, (inertia(B, 0, 0, Ic), Bc))]
-    KM = KanesMethod(N, [q1, q2], [u1, u2], kd_eqs=[q1.diff(T_SYM) - u1, q2.diff(T_SYM) - u2])
-    KM.kanes_equations(bodies, [(Ac, -mb * G * N.y), (Bc, -mb * G * N.y)])
-    f = sp.lambdify([q1, q2, u1, u2], list(KM.rhs()), "numpy")
+    KM, syms = sympy_double_bar_kane(Lb, mb)
+    f = sp.lambdify(list(syms), list(KM.rhs()), "numpy")
     return lambda x: np.array(f(*x), dtype=float)
 
 

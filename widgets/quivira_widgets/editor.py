@@ -42,6 +42,19 @@ def _button(description: str, icon: str = "", style: str = "", tooltip: str = ""
                           tooltip=tooltip or description, layout=widgets.Layout(width="auto"))
 
 
+def _item_select(noun: str, description: str) -> widgets.Dropdown:
+    """The selector of a section: "+ new ..." (a template for Add) or an existing item."""
+    return widgets.Dropdown(options=[(f"+ new {noun}", NEW)], value=NEW,
+                            description=description, style=_STYLE,
+                            layout=widgets.Layout(width="340px"))
+
+
+def _bar_picker() -> widgets.Dropdown:
+    """Which bar a support or load acts on."""
+    return widgets.Dropdown(options=[], description="on bar", style=_STYLE,
+                            layout=widgets.Layout(width="170px"))
+
+
 def _row(*children) -> widgets.HBox:
     return widgets.HBox(list(children), layout=widgets.Layout(flex_flow="row wrap"))
 
@@ -108,9 +121,7 @@ class ModelEditor(widgets.VBox):
 
     # ================================================================== building
     def _build_bars(self) -> widgets.VBox:
-        self.bar_select = widgets.Dropdown(options=[("+ new bar", NEW)], value=NEW,
-                                           description="bar", style=_STYLE,
-                                           layout=widgets.Layout(width="340px"))
+        self.bar_select = _item_select("bar", "bar")
         self.bar_mode = widgets.ToggleButtons(options=[("by attitude", "attitude"),
                                                        ("by endpoints", "endpoints")],
                                               value="attitude", style={"button_width": "110px"})
@@ -148,9 +159,7 @@ class ModelEditor(widgets.VBox):
                              self.messages["bars"].widget])
 
     def _build_joints(self) -> widgets.VBox:
-        self.joint_select = widgets.Dropdown(options=[("+ new joint", NEW)], value=NEW,
-                                             description="joint", style=_STYLE,
-                                             layout=widgets.Layout(width="340px"))
+        self.joint_select = _item_select("joint", "joint")
         self.joint_bars = widgets.Text(value="0, 1", description="bars", placeholder="0, 1",
                                        continuous_update=False, style=_STYLE,
                                        tooltip="indices of the bars pinned together",
@@ -178,11 +187,8 @@ class ModelEditor(widgets.VBox):
                              self.messages["joints"].widget])
 
     def _build_supports(self) -> widgets.VBox:
-        self.support_select = widgets.Dropdown(options=[("+ new support", NEW)], value=NEW,
-                                               description="support", style=_STYLE,
-                                               layout=widgets.Layout(width="340px"))
-        self.support_bar = widgets.Dropdown(options=[], description="on bar", style=_STYLE,
-                                            layout=widgets.Layout(width="170px"))
+        self.support_select = _item_select("support", "support")
+        self.support_bar = _bar_picker()
         self.support_s = _num("point s", -0.5, "point of the bar: -0.5 start, 0 centre, 0.5 end")
         self.support_free_x = widgets.ToggleButton(value=False, description="free in x",
                                                    icon="arrows-h",
@@ -218,11 +224,8 @@ class ModelEditor(widgets.VBox):
                              self.messages["supports"].widget])
 
     def _build_forces(self) -> widgets.VBox:
-        self.force_select = widgets.Dropdown(options=[("+ new load", NEW)], value=NEW,
-                                             description="load", style=_STYLE,
-                                             layout=widgets.Layout(width="340px"))
-        self.force_bar = widgets.Dropdown(options=[], description="on bar", style=_STYLE,
-                                          layout=widgets.Layout(width="170px"))
+        self.force_select = _item_select("load", "load")
+        self.force_bar = _bar_picker()
         self.force_s = _num("point s", 0.5, "point of the bar: -0.5 start, 0 centre, 0.5 end")
         self.force_fx = _num("fx", 0.0, "force, x component")
         self.force_fy = _num("fy", -1.0, "force, y component")
