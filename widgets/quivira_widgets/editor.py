@@ -385,13 +385,17 @@ class ModelEditor(widgets.VBox):
         self._attitude_box.layout.display = None if attitude else "none"
         self._endpoint_box.layout.display = "none" if attitude else None
 
+    def _sync_template_endpoints(self) -> None:
+        """Show the endpoints of the bar the "new bar" fields describe."""
+        self._sync_endpoints(self.bar_x.value, self.bar_y.value,
+                             math.radians(self.bar_theta.value), self.bar_length.value)
+
     def _on_bar_attitude(self, name: str) -> None:
         if self._syncing:
             return
         i = self._selected(self.bar_select)
         if i == NEW:
-            self._sync_endpoints(self.bar_x.value, self.bar_y.value,
-                                 math.radians(self.bar_theta.value), self.bar_length.value)
+            self._sync_template_endpoints()
             return
         b = self._bars[i]
         x, y, th = b.pose if b.pose is not None else (self.bar_x.value, self.bar_y.value,
@@ -436,8 +440,7 @@ class ModelEditor(widgets.VBox):
             return
         i = self._selected(self.bar_select)
         if i == NEW:
-            self._sync_endpoints(self.bar_x.value, self.bar_y.value,
-                                 math.radians(self.bar_theta.value), self.bar_length.value)
+            self._sync_template_endpoints()
             return
         L = self.bar_length.value
         self._apply("bars", lambda: self.model.set_bar_length(i, L),
