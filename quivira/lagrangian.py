@@ -47,7 +47,7 @@ from ._entries import (
     is_zero,
 )
 from .constraint_rows import holonomic_rows, velocity_rows
-from .linalg import LUFactorization, gaussian_factorize, solve_sparse
+from .linalg import LUFactorization, gaussian_factorize, solve_sparse, symmetric_factorize
 from .ordering import fill_count, minimum_degree, reverse_cuthill_mckee
 
 __all__ = [
@@ -350,7 +350,11 @@ class WSolve:
 
 
 def _solve_W(W_rows: list, rhs: list, solver: Any) -> tuple[list, WSolve]:
-    """Solve :math:`W\\lambda = r` with the chosen solver (see :func:`lagrange_eom`)."""
+    """Solve :math:`W\\lambda = r` with the chosen solver (see :func:`lagrange_eom`).
+
+    :math:`W = J M^{-1} J^T` is symmetric by construction (its rows are built from the upper
+    triangle and mirrored), so ``"ordered"`` factorizes it as :math:`L D L^T`.
+    """
     m = len(W_rows)
     if callable(solver):
         W_dense = _dense(W_rows, m)
@@ -368,13 +372,17 @@ def _solve_W(W_rows: list, rhs: list, solver: Any) -> tuple[list, WSolve]:
     else:
         raise ValueError(f"solver: expected 'lu', 'ordered' or a callable f(A, b), got {solver!r}")
     pos = {old: k for k, old in enumerate(perm)}
-    W_perm = np.empty((m, m), dtype=object)
-    W_perm[...] = 0.0
-    for k, r in enumerate(W_rows):
-        for ell, x in r.items():
-            W_perm[pos[k], pos[ell]] = x
     try:
-        W_fac = gaussian_factorize(W_perm)
+        if solver == "lu":
+            W_perm = np.empty((m, m), dtype=object)
+            W_perm[...] = 0.0
+            for k, r in enumerate(W_rows):
+                for ell, x in r.items():
+                    W_perm[pos[k], pos[ell]] = x
+            W_fac = gaussian_factorize(W_perm)
+        else:
+            perm_rows = [{pos[ell]: x for ell, x in W_rows[old].items()} for old in perm]
+            W_fac = symmetric_factorize(perm_rows)
     except ZeroDivisionError as exc:
         raise ZeroDivisionError(
             "the Delassus matrix W = J M^-1 J^T has a structurally zero pivot: the constraints "
@@ -423,9 +431,10 @@ def find_constrained_accelerations(
         Also return the Delassus matrix :math:`W`.
     solver : {"lu", "ordered"} or callable, optional
         How :math:`W\\lambda = r` is solved (an extension beyond the spec; the default is the
-        spec's behaviour): ``"lu"`` sparse LU in the row order of ``J``; ``"ordered"`` LU
-        after the symmetric fill-reducing permutation (reverse Cuthill–McKee or minimum
-        degree, whichever fills less) of ``W``; a callable ``f(A, b)`` returning the
+        spec's behaviour): ``"lu"`` sparse LU in the row order of ``J``; ``"ordered"``
+        symmetric :math:`LDL^T` (:func:`quivira.linalg.symmetric_factorize`, half the update
+        products of LU) after the symmetric fill-reducing permutation (reverse Cuthill–McKee
+        or minimum degree, whichever fills less) of ``W``; a callable ``f(A, b)`` returning the
         solution of ``A x = b`` for object arrays ``A`` (m, m) and ``b`` (m,).
 
     Returns

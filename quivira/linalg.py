@@ -115,6 +115,23 @@ def _product(a: Any, b: Any) -> Any:
     return a * b
 
 
+def _pivot_row(row_k: dict[int, list], k: int, who: str) -> tuple[Any, dict]:
+    """Sum the pending terms of row ``k`` at its elimination: ``(1/pivot, {j: U_kj})`` for the
+    structurally non-zero entries right of the diagonal (in column order)."""
+    pivot = flat_sum(row_k.pop(k)) if k in row_k else 0.0
+    if is_zero(pivot):
+        raise ZeroDivisionError(
+            f"{who}: structurally zero pivot at position {k} "
+            "(no row pivoting is performed; reorder the equations or unknowns)"
+        )
+    u_k = {}
+    for j in sorted(row_k):
+        v = flat_sum(row_k[j])
+        if not is_zero(v):
+            u_k[j] = v
+    return _reciprocal(pivot), u_k
+
+
 def gaussian_factorize(S: Any) -> LUFactorization:
     """Factorize a square symbolic matrix once, :math:`S = L U`, for reuse.
 
@@ -151,20 +168,8 @@ def gaussian_factorize(S: Any) -> LUFactorization:
     upper: list[dict] = [{} for _ in range(n)]
     inv_diag: list = [None] * n
     for k in range(n):
-        row_k = rows[k]
-        pivot = flat_sum(row_k.pop(k)) if k in row_k else 0.0
-        if is_zero(pivot):
-            raise ZeroDivisionError(
-                f"gaussian_factorize: structurally zero pivot at position {k} "
-                "(no row pivoting is performed; reorder the equations or unknowns)"
-            )
-        inv_p = _reciprocal(pivot)
+        inv_p, u_k = _pivot_row(rows[k], k, "gaussian_factorize")
         inv_diag[k] = inv_p
-        u_k = {}
-        for j, terms in row_k.items():
-            v = flat_sum(terms)
-            if not is_zero(v):
-                u_k[j] = v
         upper[k] = u_k
         rows[k] = {}
         for i in sorted(r for r in cols[k] if r > k):
@@ -183,6 +188,60 @@ def gaussian_factorize(S: Any) -> LUFactorization:
                     row_i[j] = [t]
                     cols[j].add(i)
         cols[k] = set()
+    return LUFactorization(n, tuple(lower), tuple(upper), tuple(inv_diag))
+
+
+def symmetric_factorize(rows: list[dict[int, Any]]) -> LUFactorization:
+    """Factorize a structurally and numerically symmetric sparse matrix, :math:`S = L D L^T`.
+
+    Right-looking elimination that updates only the upper triangle of each Schur
+    complement: for pivot :math:`k` with later neighbours :math:`i \\le j`,
+
+    .. math:: d_k = S_{kk}, \\quad L_{ik} = S_{ki} / d_k, \\quad
+              S_{ij} \\leftarrow S_{ij} - L_{ik} S_{kj},
+
+    so each update is formed once, where the unsymmetric :func:`gaussian_factorize` forms
+    :math:`S_{ij}` and :math:`S_{ji}` separately (twice the products). The result is an
+    :class:`LUFactorization` with :math:`U = D L^T` (``upper[k][j]`` the final
+    :math:`S_{kj}`), usable by :func:`gaussian_solve_factored` and :func:`solve_sparse`.
+
+    Parameters
+    ----------
+    rows : list of dict
+        ``rows[i][j]`` the structurally non-zero entries; only ``j >= i`` is read, so the
+        caller guarantees symmetry (e.g. :math:`W = J M^{-1} J^T`).
+
+    Raises
+    ------
+    ZeroDivisionError
+        If a structurally zero pivot is met.
+    """
+    n = len(rows)
+    # upper-triangle entries as lists of terms: tri[i][j], j >= i
+    tri: list[dict[int, list]] = [{} for _ in range(n)]
+    for i, r in enumerate(rows):
+        for j, x in r.items():
+            if j >= i and not is_zero(x):
+                tri[i][j] = [x]
+    lower: list[dict] = [{} for _ in range(n)]
+    upper: list[dict] = [{} for _ in range(n)]
+    inv_diag: list = [None] * n
+    for k in range(n):
+        inv_p, u_k = _pivot_row(tri[k], k, "symmetric_factorize")
+        inv_diag[k] = inv_p
+        upper[k] = u_k
+        tri[k] = {}
+        later = sorted(u_k)
+        for a, i in enumerate(later):
+            l_ik = _product(u_k[i], inv_p)
+            lower[i][k] = l_ik
+            row_i = tri[i]
+            for j in later[a:]:
+                t = -_product(l_ik, u_k[j])
+                if j in row_i:
+                    row_i[j].append(t)
+                else:
+                    row_i[j] = [t]
     return LUFactorization(n, tuple(lower), tuple(upper), tuple(inv_diag))
 
 

@@ -26,6 +26,7 @@ from quivira import (
     gaussian_solve_factored,
     invert_matrix,
 )
+from quivira.linalg import solve_sparse, symmetric_factorize
 
 RTOL = 1e-9
 SETTINGS = settings(max_examples=25, deadline=None)
@@ -476,6 +477,29 @@ def test_fill_matches_structural_elimination(data):
     b, b_num = data.draw(symbolic_vectors(n, point))
     sol = gaussian_solve_factored(fac, b)
     assert_rel_close(evaluate(sol.ravel(), point), np.linalg.solve(S_num, b_num))
+
+
+@SETTINGS
+@given(data=st.data())
+def test_symmetric_factorization_matches_numpy(data):
+    """L D L^T of a symmetric S (upper triangle mirrored) solves like NumPy, with the same
+    fill as the unsymmetric LU and the multipliers L_ik = U_ki / d_k."""
+    n = data.draw(SIZES)
+    pattern = data.draw(hnp.arrays(np.bool_, (n, n)))
+    pattern = pattern | pattern.T
+    np.fill_diagonal(pattern, True)
+    S, S_num, point = data.draw(symbolic_matrices(n=n, pattern=pattern))
+    iu = np.triu_indices(n, 1)
+    S.T[iu] = S[iu]  # mirror the upper triangle: entries (j, i) = (i, j)
+    S_num.T[iu] = S_num[iu]
+    rows = [{j: S[i, j] for j in range(n) if pattern[i, j]} for i in range(n)]
+    fac = symmetric_factorize(rows)
+    assert fac.n_nonzero == symbolic_fill_count(pattern)
+    assert all(set(fac.lower[i]) == {k for k in range(i) if i in fac.upper[k]}
+               for i in range(n))
+    b, b_num = data.draw(symbolic_vectors(n, point))
+    sol = solve_sparse(fac, b)
+    assert_rel_close(evaluate(sol, point), np.linalg.solve(S_num, b_num))
 
 
 @pytest.mark.parametrize("n", [2, 5, 7])
