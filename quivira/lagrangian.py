@@ -48,7 +48,7 @@ from ._entries import (
 )
 from .constraint_rows import holonomic_rows, velocity_rows
 from .linalg import LUFactorization, gaussian_factorize, solve_sparse, symmetric_factorize
-from .ordering import fill_count, minimum_degree, reverse_cuthill_mckee
+from .ordering import elimination_height, fill_count, minimum_degree, reverse_cuthill_mckee
 
 __all__ = [
     "build_Jdqd",
@@ -368,7 +368,8 @@ def _solve_W(W_rows: list, rhs: list, solver: Any) -> tuple[list, WSolve]:
     elif solver == "ordered":
         pattern = [set(r) for r in W_rows]
         candidates = [reverse_cuthill_mckee(pattern), minimum_degree(pattern)]
-        perm = min(candidates, key=lambda p: fill_count(pattern, p))
+        perm = min(candidates, key=lambda p: (fill_count(pattern, p),
+                                              elimination_height(pattern, p)))
     else:
         raise ValueError(f"solver: expected 'lu', 'ordered' or a callable f(A, b), got {solver!r}")
     pos = {old: k for k, old in enumerate(perm)}
@@ -434,7 +435,8 @@ def find_constrained_accelerations(
         spec's behaviour): ``"lu"`` sparse LU in the row order of ``J``; ``"ordered"``
         symmetric :math:`LDL^T` (:func:`quivira.linalg.symmetric_factorize`, half the update
         products of LU) after the symmetric fill-reducing permutation (reverse Cuthill–McKee
-        or minimum degree, whichever fills less) of ``W``; a callable ``f(A, b)`` returning the
+        or minimum degree, whichever fills less; on a tie the one with the shorter chain of
+        dependent pivots) of ``W``; a callable ``f(A, b)`` returning the
         solution of ``A x = b`` for object arrays ``A`` (m, m) and ``b`` (m,).
 
     Returns

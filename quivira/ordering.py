@@ -7,8 +7,16 @@ size of the symbolic expressions):
 
 * :func:`reverse_cuthill_mckee` — breadth-first numbering from a peripheral node, reversed;
   narrows the band.
-* :func:`minimum_degree` — eliminate the node of least current degree first (greedy; ties
-  by index), tracking the fill it creates.
+* :func:`minimum_degree` — eliminate the node of least current degree first (greedy),
+  tracking the fill it creates; ties go to the node whose elimination can start earliest
+  (lowest :func:`elimination_height` so far), then by index. On a chain this eliminates
+  from both ends towards the middle ("twisted" factorization): the same fill as from one end,
+  half the length of the longest chain of dependent pivots.
+
+The length of that chain matters beyond the operation count: heyoka's compact mode
+evaluates a decomposition in *segments* of mutually independent operations, and both its
+compile time and its per-step overhead grow with their number (see
+``benchmarks/solver_choice.py``). :func:`elimination_height` measures it.
 """
 
 from __future__ import annotations
@@ -64,24 +72,28 @@ def reverse_cuthill_mckee(pattern: list[set[int]]) -> list[int]:
 
 
 def minimum_degree(pattern: list[set[int]]) -> list[int]:
-    """Greedy minimum-degree elimination order (with fill tracking) of a symmetric pattern."""
+    """Greedy minimum-degree elimination order (with fill tracking) of a symmetric pattern;
+    ties by the elimination height reached so far (see the module docstring), then index."""
     adj = _graph(pattern)
     alive = set(range(len(adj)))
+    height = [0] * len(adj)  # longest chain of eliminations a node's pivot waits for
     order: list[int] = []
     while alive:
-        u = min(alive, key=lambda i: (len(adj[i]), i))
+        u = min(alive, key=lambda i: (len(adj[i]), height[i], i))
         nbrs = adj[u]
         for v in nbrs:
             adj[v].discard(u)
             adj[v] |= nbrs - {v}
+            height[v] = max(height[v], height[u] + 1)
         alive.discard(u)
         adj[u] = set()
         order.append(u)
     return order
 
 
-def fill_count(pattern: list[set[int]], order: list[int]) -> int:
-    """Number of non-zeros of the LU factors of the symmetric pattern eliminated in ``order``."""
+def _eliminate(pattern: list[set[int]], order: list[int]) -> tuple[int, int]:
+    """Eliminate the symmetric pattern in ``order`` structurally: ``(number of non-zeros of
+    the LU factors, height of the elimination tree)``."""
     pos = {old: k for k, old in enumerate(order)}
     adj = [set() for _ in order]
     for i, row in enumerate(pattern):
@@ -90,9 +102,22 @@ def fill_count(pattern: list[set[int]], order: list[int]) -> int:
                 adj[pos[i]].add(pos[j])
                 adj[pos[j]].add(pos[i])
     total = len(order)
+    height = [1] * len(order)
     for k in range(len(order)):
         later = {v for v in adj[k] if v > k}
         total += 2 * len(later)
         for v in later:
             adj[v] |= later - {v}
-    return total
+            height[v] = max(height[v], height[k] + 1)
+    return total, max(height, default=0)
+
+
+def elimination_height(pattern: list[set[int]], order: list[int]) -> int:
+    """Length of the longest chain of pivots each depending on the previous one when the
+    symmetric pattern is eliminated in ``order`` (the height of the elimination tree)."""
+    return _eliminate(pattern, order)[1]
+
+
+def fill_count(pattern: list[set[int]], order: list[int]) -> int:
+    """Number of non-zeros of the LU factors of the symmetric pattern eliminated in ``order``."""
+    return _eliminate(pattern, order)[0]

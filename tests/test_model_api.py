@@ -961,6 +961,11 @@ BAD_CALLS = [
     ("velocity float index", lambda m: m.set_init_bar_velocities(1.0, 0, 0, 0), "integer"),
     ("velocity nan", lambda m: m.set_init_bar_velocities(0, 0, 0, NAN), "thetad0 must be"),
     ("g nan", lambda m: m.set_g(NAN), "g must be finite"),
+    ("stabilization negative", lambda m: m.set_stabilization(-1.0),
+     "stabilization must be >= 0"),
+    ("stabilization nan", lambda m: m.set_stabilization(NAN), "stabilization must be finite"),
+    ("stabilization string", lambda m: m.set_stabilization("fast"),
+     "stabilization must be a real number"),
     ("joint one bar", lambda m: m.add_joint([0], [0.0]), "at least two bars"),
     ("joint no bar", lambda m: m.add_joint([], []), "at least two bars"),
     ("joint same bar", lambda m: m.add_joint([1, 1], [0.0, 0.5]), "same bar appears twice"),
@@ -1053,6 +1058,19 @@ def test_dict_and_file_round_trip(tmp_path):
     assert np.array_equal(tr.lambda_mult, tr3.lambda_mult)
 
 
+def test_stabilization_round_trip_and_default_for_older_files():
+    m = _rich_model()
+    assert m.stabilization == 10.0
+    m.set_stabilization(3.5)
+    d = m.to_dict()
+    assert d["stabilization"] == 3.5
+    assert bar_joint_model.from_dict(copy.deepcopy(d)).stabilization == 3.5
+    d.pop("stabilization")  # a file written before the setting existed
+    assert bar_joint_model.from_dict(d).stabilization == 10.0
+    m.clear()
+    assert m.stabilization == 3.5
+
+
 def _mutated(f):
     d = copy.deepcopy(_rich_model().to_dict())
     f(d)
@@ -1077,6 +1095,8 @@ MALFORMED = [
      "both true"),
     ("joint s", lambda d: d["joints"][0].update(s=[0.0, 0.9]), r"joints\[0\]\.s\[1\]"),
     ("pose length", lambda d: d["bars"][0].update(pose=[1.0, 2.0]), r"bars\[0\]\.pose"),
+    ("negative stabilization", lambda d: d.update(stabilization=-2.0),
+     "model.stabilization must be >= 0"),
 ]
 
 

@@ -30,7 +30,9 @@ def parameter_layout(data: ModelData) -> list[tuple[tuple, float]]:
     """Return ``[(key, value), ...]``: the runtime parameters of ``data`` in ``hy.par`` order.
 
     Derived quantities are parameters of their own (``1/m``, ``12/(m L^2)``, ``m g``, and
-    ``s L`` for every point on a bar), so the compiled code does no arithmetic on constants.
+    ``s L`` for every point on a bar), so the compiled code does no arithmetic on constants;
+    the last one is the Baumgarte rate ``("stabilization",)``. The compiled equations add
+    further parameters computed from these (:class:`~quivira.model.monomials.Coefficients`).
     """
     out: list[tuple[tuple, float]] = [(("g",), data.g)]
     for i, b in enumerate(data.bars):
@@ -55,11 +57,11 @@ def parameter_layout(data: ModelData) -> list[tuple[tuple, float]]:
             out.append((("cc", k, "offset", r), v))
     for k, ke in enumerate(data.knife_edges):
         out.append((("knife", k, "sL"), ke.s * data.bars[ke.bar].length))
-    # parameters that enter only the constraint residuals, not the equations of motion
     for k, sp in enumerate(data.supports):
         out.append((("support", k, "sL"), sp.s * data.bars[sp.bar].length))
         out.append((("support", k, "x"), sp.x))
         out.append((("support", k, "y"), sp.y))
+    out.append((("stabilization",), data.stabilization))
     return out
 
 

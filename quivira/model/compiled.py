@@ -5,6 +5,12 @@ A :class:`CompiledSystem` is built once per topology (see
 datum a runtime parameter. Changing a length, mass, g, force or support position only
 changes the parameter vector ``pars``; the compiled integrator is reused.
 
+The expressions come from :func:`quivira.model.assembly.assemble_bar_model`: besides the
+model's own parameters (:func:`~quivira.model.builder.parameter_layout`, the *base* ones) they
+use *derived* parameters, polynomials in the base ones (see
+:class:`~quivira.model.monomials.Coefficients`); :meth:`CompiledSystem.parameters` gives the
+whole vector that the integrator and the compiled functions take.
+
 Outputs along a trajectory are evaluated by one compiled function (``hy.cfunc``) on whole
 arrays of states: multipliers :math:`\\lambda`, energies, position residuals :math:`F(q)`,
 velocity residuals :math:`J\\dot q`, and the singularity measure
@@ -22,10 +28,11 @@ import heyoka as hy
 import numpy as np
 
 from .._entries import as_expression
-from ..lagrangian import assemble_from_forces, first_order_system
-from ..linalg import LUFactorization
+from ..lagrangian import first_order_system
+from .assembly import assemble_bar_model
 from .builder import SymbolicModel, build_symbolic
 from .components import ModelData
+from .monomials import Coefficients
 
 
 def default_compile_options(n_coordinates: int, purpose: str = "interactive") -> dict:
@@ -54,14 +61,16 @@ class CompiledSystem:
     symbolic: SymbolicModel
     parts: object
     ta: object
+    #: compiled [T, V, F (m rows), J qd (m rows), entries of J at J_pattern] of (q, qd, t)
     outputs: object
-    geometry: object
     J_pattern: list
     n: int
     m: int
     n_holonomic: int
     tol: float | None
     options: dict
+    #: the derived runtime parameters of the expressions (see :meth:`parameters`)
+    coefficients: Coefficients
     timings: dict = field(default_factory=dict)
     cfunc_options: dict = field(default_factory=dict)
     _dynamics: object = None
@@ -81,6 +90,30 @@ class CompiledSystem:
             self.timings["compile_dynamics_s"] = time.perf_counter() - t0
         return self._dynamics
 
+    def parameters(self, base: np.ndarray) -> np.ndarray:
+        """The runtime parameter vector of the compiled code: the model's parameter values
+        (:meth:`~quivira.bar_joint_model.parameter_values`) followed by the derived ones."""
+        return self.coefficients.values(base)
+
+    def expand_parameters(self, exprs: list) -> list:
+        """``exprs`` with every derived parameter replaced by its formula in the base ones,
+        so that derivatives with respect to a datum (``hy.diff``, ``hy.var_ode_sys``) see
+        all of its occurrences."""
+        formulas = self.coefficients.formulas()
+        if not formulas:
+            return [as_expression(x) for x in exprs]
+        return [hy.subs(as_expression(x), formulas) for x in exprs]
+
+    def ode_system(self, expand_parameters: bool = False) -> list:
+        """The first-order system ``[(q_i, qd_i)..., (qd_i, qdd_i)...]`` that is integrated;
+        with ``expand_parameters`` it uses base parameters only (see
+        :meth:`expand_parameters`), e.g. for sensitivities with ``hy.var_ode_sys``."""
+        sys = first_order_system(self.parts)
+        if not expand_parameters:
+            return sys
+        rhs = self.expand_parameters([r for _, r in sys])
+        return [(v, r) for (v, _), r in zip(sys, rhs, strict=True)]
+
     @property
     def decomposition_size(self) -> int:
         """Length of heyoka's decomposition of the ODE system (a measure of its cost)."""
@@ -99,28 +132,12 @@ def singularity_measures(parts) -> list:
     return parts.W_solve.pivot_ratios(parts.W_rows)
 
 
-def bar_model_parts(sym: SymbolicModel, solver: str = "ordered"):
-    """:class:`~quivira.lagrangian.EOMParts` of a bar model from its diagonal mass matrix.
-
-    :math:`M = \\operatorname{diag}(m_i, m_i, m_i L_i^2/12)` is constant, so its
-    "factorization" is the vector of reciprocals (runtime parameters) and
-    :math:`\\ddot q_a = M^{-1} f` needs no differentiation of the Lagrangian; the result is
-    the same system as :func:`quivira.lagrange_eom` of :attr:`SymbolicModel.lagrangian`.
-    """
-    n = len(sym.q)
-    M_fac = LUFactorization(n, tuple({} for _ in range(n)), tuple({} for _ in range(n)),
-                            tuple(sym.inv_mass_diag))
-    M_rows = [{i: x} for i, x in enumerate(sym.mass_diag)]
-    return assemble_from_forces(sym.q, sym.qd, M_rows, M_fac, sym.applied, sym.F, sym.G,
-                                sym.W_shift, solver, nonlinear_velocity_rows=True)
-
-
 def compile_system(data: ModelData, tol: float | None, options: dict,
                    solver: str = "ordered") -> CompiledSystem:
     """Build and compile the integrator and output functions for the topology of ``data``."""
     t0 = time.perf_counter()
     sym = build_symbolic(data, use_pars=True)
-    parts = bar_model_parts(sym, solver)
+    parts, coefficients = assemble_bar_model(data, sym, solver)
     sys = ode_system(parts)
     n, m = len(sym.q), len(parts.lambda_mult)
     t1 = time.perf_counter()
@@ -130,19 +147,18 @@ def compile_system(data: ModelData, tol: float | None, options: dict,
     ta = hy.taylor_adaptive(sys, [0.0] * (2 * n), **kwargs)  # pars: those the ODE uses
     t2 = time.perf_counter()
     pos_res = [as_expression(x) for x in sym.F] + [hy.expression(0.0)] * (m - len(sym.F))
-    basic_exprs = [sym.kinetic, sym.potential] + pos_res
-    basic_exprs += [as_expression(x) for x in parts.velocity_residual]
+    pattern = [(k, j) for k, row in enumerate(parts.J_rows) for j in row]
+    # one compiled function for all outputs: [T, V, F (m), v (m), J entries (pattern)]
+    out_exprs = [sym.kinetic, sym.potential] + pos_res
+    out_exprs += [as_expression(x) for x in parts.velocity_residual]
+    out_exprs += [as_expression(parts.J_rows[k][j]) for k, j in pattern]
     cf_opts = {k: options[k] for k in ("compact_mode", "opt_level") if k in options}
     cf_opts["batch_size"] = 1  # one scalar kernel: half the compile time of the SIMD pair
-    outputs = hy.cfunc(basic_exprs, vars=[*sym.q, *sym.qd], **cf_opts)
-    pattern = [(k, j) for k, row in enumerate(parts.J_rows) for j in row]
-    geo_exprs = [as_expression(x) for x in pos_res]
-    geo_exprs += [as_expression(parts.J_rows[k][j]) for k, j in pattern]
-    geometry = hy.cfunc(geo_exprs or [hy.expression(0.0)], vars=[*sym.q, *sym.qd], **cf_opts)
+    outputs = hy.cfunc(out_exprs, vars=[*sym.q, *sym.qd], **cf_opts)
     t3 = time.perf_counter()
     timings = {"build_s": t1 - t0, "compile_integrator_s": t2 - t1, "compile_outputs_s": t3 - t2}
-    return CompiledSystem(sym, parts, ta, outputs, geometry, pattern, n, m, parts.n_holonomic,
-                          tol, dict(options), timings, cf_opts)
+    return CompiledSystem(sym, parts, ta, outputs, pattern, n, m, parts.n_holonomic,
+                          tol, dict(options), coefficients, timings, cf_opts)
 
 
 def _time_kw(cf, t):
@@ -158,11 +174,12 @@ def evaluate_geometry(cs: CompiledSystem, q: np.ndarray, pars: np.ndarray, t: fl
         return np.zeros(0), np.zeros((0, cs.n))
     x = np.concatenate([np.asarray(q, dtype=float),
                         np.zeros(cs.n) if qd is None else np.asarray(qd, dtype=float)])
-    vals = cs.geometry(x, pars=pars[: cs.geometry.nparams], **_time_kw(cs.geometry, t))
-    F = vals[: cs.m].copy()
-    J = np.zeros((cs.m, cs.n))
-    for (k, j), v in zip(cs.J_pattern, vals[cs.m :], strict=True):
-        J[k, j] = v
+    vals = cs.outputs(x, pars=pars[: cs.outputs.nparams], **_time_kw(cs.outputs, t))
+    m = cs.m
+    F = vals[2 : m + 2].copy()
+    J = np.zeros((m, cs.n))
+    rows, cols = zip(*cs.J_pattern) if cs.J_pattern else ((), ())
+    J[list(rows), list(cols)] = vals[2 * m + 2 :]
     return F, J
 
 

@@ -50,6 +50,20 @@ def check_s(value: Any, what: str) -> float:
     return v
 
 
+#: default Baumgarte rate α in 1/s: drift of the constraints decays as exp(-α t); fast against
+#: the motion of linkages of metre-sized bars (periods of a second or so), slow against the
+#: integrator's steps, so it costs no extra steps (benchmarks/results: chains, lattices)
+DEFAULT_STABILIZATION = 10.0
+
+
+def check_stabilization(value: Any, what: str = "stabilization") -> float:
+    """Return a Baumgarte rate: a finite number >= 0 (0 = off), or raise ValueError."""
+    v = check_real(value, what)
+    if v < 0.0:
+        raise ValueError(f"{what} must be >= 0 (a rate in 1/s; 0 switches it off), got {v}")
+    return v
+
+
 def check_flag(value: Any, what: str) -> bool:
     """Return ``value`` as bool if it is a bool (or 0/1), else raise ValueError."""
     if isinstance(value, bool):
@@ -171,6 +185,9 @@ class ModelData:
     user_constraints: list[UserConstraint] = field(default_factory=list)
     knife_edges: list[KnifeEdge] = field(default_factory=list)
     g: float = 9.81
+    #: Baumgarte rate α (1/time) pulling drifted states back onto the constraints
+    #: (see :mod:`quivira.model.assembly`); 0 switches the stabilization off
+    stabilization: float = DEFAULT_STABILIZATION
 
     def copy(self) -> ModelData:
         """An independent copy (what an edit works on until it is committed)."""
@@ -185,4 +202,4 @@ class ModelData:
                          [rec(s) for s in self.supports], [rec(f) for f in self.forces],
                          [rec(c) for c in self.coordinate_constraints],
                          [rec(u) for u in self.user_constraints],
-                         [rec(k) for k in self.knife_edges], self.g)
+                         [rec(k) for k in self.knife_edges], self.g, self.stabilization)

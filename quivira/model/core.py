@@ -37,6 +37,7 @@ from .components import (
     check_positive,
     check_real,
     check_s,
+    check_stabilization,
 )
 from .constraint_api import ConstraintMethods
 from .simulation import ConstraintCheck, ConstraintWarning, SimulationMethods
@@ -341,6 +342,23 @@ class bar_joint_model(ConstraintMethods, SimulationMethods):  # noqa: N801 - API
         data.g = value
         self._commit(data, "g")
 
+    @property
+    def stabilization(self) -> float:
+        """Baumgarte rate α (1/time) of :meth:`simulate` (default 10 per second)."""
+        return self._data.stabilization
+
+    def set_stabilization(self, rate: float) -> None:
+        """Set the Baumgarte rate α with which :meth:`simulate` pulls a drifted state back
+        onto the constraints: the residual then obeys :math:`\\ddot F + 2α\\dot F + α^2 F = 0`
+        (velocity rows :math:`\\dot g + α g = 0`) instead of growing with time. On the
+        constraints the motion and the multipliers do not depend on α. ``0`` switches it off
+        (the plain index-1 equations). A runtime parameter: no recompiling.
+        """
+        value = check_stabilization(rate)
+        data = self._draft()
+        data.stabilization = value
+        self._commit(data, "stabilization")
+
     # ------------------------------------------------------------------ joints, supports, loads
     def _validated_joint(self, bar_index: Any, s: Any, data: ModelData, j: int) -> Joint:
         try:
@@ -551,8 +569,9 @@ class bar_joint_model(ConstraintMethods, SimulationMethods):  # noqa: N801 - API
         self._commit(data, "force removed")
 
     def clear(self) -> None:
-        """Remove all bars, joints, supports, and forces (g and tolerance are kept)."""
-        data = ModelData(g=self._data.g)
+        """Remove all bars, joints, supports, and forces (g, the stabilization rate and the
+        tolerance are kept)."""
+        data = ModelData(g=self._data.g, stabilization=self._data.stabilization)
         self.F, self.q, self.qd = [], [], []
         self._commit(data, "cleared")
 

@@ -140,7 +140,9 @@ def _jacobian_function(cs: CompiledSystem, force_pars: list):
     cache = cs.extra
     if key not in cache:
         parts = cs.parts
-        qdd = [x if isinstance(x, hy.expression) else hy.expression(float(x)) for x in parts.qdd]
+        # derived parameters expanded: q̈ then depends on the force values only through the
+        # base parameters that are differentiated here
+        qdd = cs.expand_parameters(parts.qdd)
         args = [*parts.q, *parts.qd, *force_pars]
         dt = hy.diff_tensors(qdd, diff_args=args, diff_order=1)
         jac = np.asarray(dt.jacobian, dtype=object)
@@ -167,8 +169,8 @@ def linearize(model, q_op=None, qd_op=None, *, allow_nonequilibrium: bool = Fals
                          f"{qd0.shape}")
     if not (np.all(np.isfinite(q0)) and np.all(np.isfinite(qd0))):
         raise ValueError("q_op and qd_op must be finite")
-    pars = model.parameter_values()
-    if cs.geometry.is_time_dependent if cs.m else False:
+    pars = model._parameters(cs, stabilized=False)  # the exact equations at q_op
+    if cs.outputs.is_time_dependent if cs.m else False:
         raise ValueError("linearize: driven (time-dependent) constraints are not supported")
     F, J = evaluate_geometry(cs, q0, pars)
     labels = cs.symbolic.labels

@@ -1,9 +1,10 @@
 """JSON persistence of a bar-joint model (format version 1).
 
 A dict holds ``format`` ("quivira.bar_joint_model"), ``format_version``, ``tolerance``,
-``g`` and lists of bars, joints, supports and forces. Floats are written by Python's
-shortest round-trip representation, so a save/load round trip reproduces every number bit
-for bit. Loading validates everything first and raises ValueError naming the first problem.
+``g``, ``stabilization`` (optional, default 10) and lists of bars, joints, supports and
+forces. Floats are written by Python's shortest round-trip representation, so a save/load
+round trip reproduces every number bit for bit. Loading validates everything first and
+raises ValueError naming the first problem.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 import heyoka as hy
 
 from .components import (
+    DEFAULT_STABILIZATION,
     Bar,
     CoordinateConstraint,
     Force,
@@ -28,6 +30,7 @@ from .components import (
     check_positive,
     check_real,
     check_s,
+    check_stabilization,
 )
 
 FORMAT = "quivira.bar_joint_model"
@@ -41,6 +44,7 @@ def to_dict(data: ModelData, tolerance: float) -> dict:
         "format_version": FORMAT_VERSION,
         "tolerance": tolerance,
         "g": data.g,
+        "stabilization": data.stabilization,
         "bars": [{"length": b.length, "mass": b.mass,
                   "pose": None if b.pose is None else list(b.pose),
                   "velocity": list(b.velocity)} for b in data.bars],
@@ -126,7 +130,9 @@ def from_dict(d: Any) -> tuple[ModelData, float]:
         raise ValueError(f"model data: unsupported format_version {version!r} (this quivira "
                          f"reads version {FORMAT_VERSION})")
     tol = check_positive(_get(d, "tolerance", "model"), "model.tolerance")
-    data = ModelData(g=check_real(_get(d, "g", "model"), "model.g"))
+    data = ModelData(g=check_real(_get(d, "g", "model"), "model.g"),
+                     stabilization=check_stabilization(
+                         d.get("stabilization", DEFAULT_STABILIZATION), "model.stabilization"))
     for i, b in enumerate(_list(d, "bars", "model")):
         w = f"bars[{i}]"
         pose = _get(b, "pose", w)

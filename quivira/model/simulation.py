@@ -96,6 +96,15 @@ class SimulationMethods:
             cs.dynamics  # noqa: B018 - compiles on access
         return cs
 
+    def _parameters(self, cs: CompiledSystem, *, stabilized: bool = True) -> np.ndarray:
+        """The runtime parameters of ``cs`` for the current data. ``stabilized=False`` sets
+        the Baumgarte rate to 0: the accelerations and multipliers of the exact Lagrangian
+        equations at any state, also one slightly off the constraints (for inspection)."""
+        base = self.parameter_values()
+        if not stabilized:
+            base[-1] = 0.0  # ("stabilization",), last in parameter_layout
+        return cs.parameters(base)
+
     def _geometry_fn(self, cs: CompiledSystem, pars: np.ndarray, t: float = 0.0):
         """``q -> (F, J)`` of the holonomic rows only (what positions must satisfy)."""
         k = cs.n_holonomic
@@ -128,7 +137,7 @@ class SimulationMethods:
             raise ValueError(f"state: expected {2 * n} values ([q, qd] for {self.n_bars} bars), "
                              f"got shape {arr.shape}")
         cs = self.compiled()
-        pars = self.parameter_values()
+        pars = self._parameters(cs)
         t = check_real(t, "t")
         F, _ = evaluate_geometry(cs, arr[:n], pars, t)
         v = evaluate_outputs(cs, arr[None, :], pars, t)["velocity_residual"][0]
@@ -142,7 +151,7 @@ class SimulationMethods:
         """:math:`n - \\operatorname{rank} J` at the initial pose."""
         cs = self.compiled()
         _, J = evaluate_geometry(cs, np.array(self.get_initial_state()[:self.n_coordinates]),
-                                 self.parameter_values())
+                                 self._parameters(cs))
         rank, _ = geo.dependent_rows(J)
         return self.n_coordinates - rank
 
@@ -165,7 +174,7 @@ class SimulationMethods:
             Naming the constraints that cannot be met; the model is then unchanged.
         """
         cs = self.compiled()
-        pars = self.parameter_values()
+        pars = self._parameters(cs)
         n = self.n_coordinates
         state = np.array(self.get_initial_state())
         q0 = state[:n]
@@ -270,7 +279,7 @@ class SimulationMethods:
                 or n_points < 2:
             raise ValueError(f"n_points must be an integer >= 2, got {n_points!r}")
         cs = self.compiled(tol, purpose)
-        pars = self.parameter_values()
+        pars = self._parameters(cs)
         state0 = self._consistent_start(cs, pars)
         grid = np.linspace(0.0, t_end, int(n_points))
         ta = cs.ta
@@ -339,6 +348,7 @@ class SimulationMethods:
             kinetic_energy=o["kinetic_energy"], potential_energy=o["potential_energy"],
             position_residual=o["position_residual"], velocity_residual=o["velocity_residual"],
             info={"decomposition_size": cs.decomposition_size, "tol": cs.ta.tol,
+                  "stabilization": self.stabilization,
                   "order": cs.ta.order, **{k: v for k, v in cs.timings.items()
                                            if k.endswith("_s")}},
             constraint_groups=constraint_groups(self._data, row_owner),
@@ -351,13 +361,15 @@ class SimulationMethods:
         """Numeric ``M``, ``J``, ``W = J M⁻¹ Jᵀ``, ``lambda_mult`` and ``qdd`` at a state
         (default: the initial state) and time ``t`` (for driven constraints), with the rank of
         J, the degrees of freedom and the singularity measure (min pivot ratio of W in the
-        factorization's row order, see :class:`Trajectory`)."""
+        factorization's row order, see :class:`Trajectory`). ``lambda_mult`` and ``qdd`` are
+        those of the Lagrangian equations, without the stabilization terms of
+        :meth:`simulate` (which vanish on the constraints anyway)."""
         n = self.n_coordinates
         arr = np.asarray(self.get_initial_state() if state is None else state, dtype=float)
         if arr.shape != (2 * n,):
             raise ValueError(f"state: expected {2 * n} values, got shape {arr.shape}")
         cs = self.compiled()
-        pars = self.parameter_values()
+        pars = self._parameters(cs, stabilized=False)
         t = check_real(t, "t")
         _, J = evaluate_geometry(cs, arr[:n], pars, t, qd=arr[n:])
         Md = self._mass_diag()

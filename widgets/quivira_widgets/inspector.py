@@ -83,7 +83,7 @@ class MatrixInspector(widgets.VBox):
         self.near_singular = False
         self.decomposition_size: int | None = None
         self._decomp_cache: tuple[object, int] | None = None
-        self._parts = None
+        self._cs = None
         self.pane = FigurePane(figsize, dpi, backend)
         self.figure = self.pane.figure
         self._build_figure()
@@ -187,7 +187,7 @@ class MatrixInspector(widgets.VBox):
         self.state = None
         self.state_label = "initial state"
         self.stale = True
-        self._parts = None
+        self._cs = None
         if self._active:
             try:
                 self.refresh()
@@ -209,7 +209,7 @@ class MatrixInspector(widgets.VBox):
             return
         self.message.clear()
         self.matrices = mats
-        self._parts = cs.parts
+        self._cs = cs
         if self._decomp_cache is None or self._decomp_cache[0] is not cs:
             self._decomp_cache = (cs, int(cs.decomposition_size))
         self.decomposition_size = self._decomp_cache[1]
@@ -306,14 +306,20 @@ class MatrixInspector(widgets.VBox):
 
     def entry_expression(self, which: str, row: int,
                          col: int | None = None) -> hy.expression | float:
-        """The symbolic entry (heyoka expression, or 0.0 for a structural zero)."""
-        parts = self._parts
-        if parts is None:
-            parts = self._parts = self.model.compiled().parts
+        """The symbolic entry (heyoka expression, or 0.0 for a structural zero), written with
+        the model's own parameters only (the compiled code's derived parameters expanded)."""
+        cs = self._cs
+        if cs is None:
+            cs = self._cs = self.model.compiled()
+        parts = cs.parts
         if which == "lambda":
-            return parts.lambda_mult[row]
-        rows = {"M": parts.M_rows, "J": parts.J_rows, "W": parts.W_rows}[which]
-        return rows[row].get(col, 0.0)
+            entry = parts.lambda_mult[row]
+        else:
+            rows = {"M": parts.M_rows, "J": parts.J_rows, "W": parts.W_rows}[which]
+            entry = rows[row].get(col, 0.0)
+        if isinstance(entry, hy.expression):
+            entry = cs.expand_parameters([entry])[0]
+        return entry
 
     def show_formula(self) -> str:
         """Show the formula of the entry chosen in the controls; returns its kind

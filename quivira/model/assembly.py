@@ -1,0 +1,325 @@
+"""The equations of motion of a bar model, assembled from sums of monomials.
+
+Same equations as :func:`quivira.lagrangian.assemble_eom` for the model's Lagrangian (see
+:mod:`quivira.model.builder`), built for speed of the compiled integrator:
+
+1. :math:`M = \\operatorname{diag}(m_i, m_i, m_i L_i^2/12)` is constant, so the applied
+   accelerations are :math:`\\ddot q_a = -g\\,e_y + M^{-1} f` with :math:`f` the point loads.
+2. Every constraint row is a :data:`~quivira.model.monomials.Poly` in the coordinates
+   (:math:`x_i, y_i`, :math:`\\cos θ_i`, :math:`\\sin θ_i`) and, for velocity rows, the
+   velocities. Differentiating the polys gives, row by row,
+   :math:`J_k = \\partial F_k/\\partial q`, the velocity residual :math:`v_k = J_k \\dot q` and
+   :math:`c_k = \\partial v_k/\\partial q \\cdot \\dot q = (\\dot J\\dot q)_k`; for a velocity row
+   :math:`g_k(q, \\dot q) = 0`: :math:`J_k = \\partial g_k/\\partial\\dot q` (Chetaev's rule for
+   rows nonlinear in :math:`\\dot q`), :math:`v_k = g_k`,
+   :math:`c_k = \\partial g_k/\\partial q \\cdot \\dot q`. User rows (any heyoka expressions,
+   possibly of ``hy.time``) come from :mod:`quivira.constraint_rows`, each entry one opaque
+   atom.
+3. :math:`W = J M^{-1} J^T` entry by entry as polys (for a bar, the atoms
+   :math:`\\sin^2θ, \\sin θ\\cos θ, \\cos^2θ` serve every entry it couples), with the diagonal
+   shifts that switch coordinate-constraint rows off.
+4. Right-hand side with Baumgarte stabilization at rate :math:`α` (runtime parameter
+   ``("stabilization",)``):
+
+   .. math:: W\\lambda = -\\bigl(J\\ddot q_a + c + 2α\\,v + α^2 F\\bigr)
+             \\quad\\text{(holonomic rows)}, \\qquad
+             W\\lambda = -\\bigl(J\\ddot q_a + c + α\\,g\\bigr) \\quad\\text{(velocity rows)},
+
+   so a drift of the constraints decays as :math:`\\ddot F + 2α\\dot F + α^2 F = 0` (and
+   :math:`\\dot g + α g = 0`) instead of growing; on the constraint manifold the terms vanish
+   and the motion and multipliers are exactly those of the unstabilized equations.
+5. :math:`\\lambda` by the chosen solver (:func:`quivira.lagrangian._solve_W`), and
+   :math:`\\ddot q = \\ddot q_a + M^{-1} J^T \\lambda`, where the terms of a coordinate sharing an
+   atom are summed before the one product with it.
+
+Coefficients (products of lengths, inverse masses, α, ...) become derived runtime parameters
+(:class:`~quivira.model.monomials.Coefficients`): the compiled code does no arithmetic on data.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import heyoka as hy
+
+from .._entries import as_expression, is_zero
+from ..constraint_rows import holonomic_rows, velocity_rows
+from ..lagrangian import EOMParts, _solve_W
+from . import monomials as mo
+from .builder import SymbolicModel, parameter_layout
+from .components import ModelData
+
+__all__ = ["assemble_bar_model"]
+
+
+class _Row:
+    """One constraint row as polys: ``J`` (column → poly), ``c``, ``v``, ``F`` (None for
+    velocity rows), the diagonal shift of W (a poly, or None)."""
+
+    def __init__(self, J, c, v, F, shift=None):
+        self.J, self.c, self.v, self.F, self.shift = J, c, v, F, shift
+
+
+def _factor_derivative(name: str, var: str) -> mo.Poly | None:
+    """∂(factor)/∂(variable) for the factors of the structural rows: coordinates ``q{j}``,
+    velocities ``v{j}``, ``c{i}`` = cos θ_i and ``s{i}`` = sin θ_i (θ_i is ``q{3i+2}``)."""
+    if name == var:
+        return mo.constant(1.0)
+    if var[0] == "q" and name[0] in "cs":
+        j = int(var[1:])
+        if j % 3 == 2 and int(name[1:]) == j // 3:
+            return mo.monomial((f"s{j // 3}",), -1.0) if name[0] == "c" else \
+                mo.monomial((f"c{j // 3}",), 1.0)
+    return None
+
+
+def _derivative(p: mo.Poly, var: str) -> mo.Poly:
+    """∂p/∂var by the product rule over the factors of each atom."""
+    out: list[mo.Poly] = []
+    for atom, coef in p.items():
+        for i, name in enumerate(atom):
+            d = _factor_derivative(name, var)
+            if d is not None:
+                rest = {atom[:i] + atom[i + 1:]: coef}
+                out.append(mo.mul(d, rest))
+    return mo.add(*out)
+
+
+def _variables_of(p: mo.Poly, prefix: str) -> list[str]:
+    """Coordinate (``prefix="q"``) or velocity (``"v"``) names ``p`` depends on."""
+    names = set()
+    for atom in p:
+        for f in atom:
+            if f[0] == prefix:
+                names.add(f)
+            elif prefix == "q" and f[0] in "cs":
+                names.add(f"q{3 * int(f[1:]) + 2}")
+    return sorted(names, key=lambda s: int(s[1:]))
+
+
+def _gradient(p: mo.Poly, prefix: str) -> dict[int, mo.Poly]:
+    """Non-zero ∂p/∂q_j (``prefix="q"``) or ∂p/∂qd_j (``"v"``), by column j."""
+    out = {}
+    for var in _variables_of(p, prefix):
+        d = _derivative(p, var)
+        if d:
+            out[int(var[1:])] = d
+    return out
+
+
+def _holonomic(F: mo.Poly, shift=None) -> _Row:
+    J = _gradient(F, "q")
+    v = mo.add(*(mo.mul(d, mo.monomial((f"v{j}",), 1.0)) for j, d in J.items()))
+    c = mo.add(*(mo.mul(_derivative(v, var), mo.monomial((f"v{var[1:]}",), 1.0))
+                 for var in _variables_of(v, "q")))
+    return _Row(J, c, v, F, shift)
+
+
+def _velocity(g: mo.Poly, shift=None) -> _Row:
+    J = _gradient(g, "v")
+    c = mo.add(*(mo.mul(_derivative(g, var), mo.monomial((f"v{var[1:]}",), 1.0))
+                 for var in _variables_of(g, "q")))
+    return _Row(J, c, g, None, shift)
+
+
+def _structural_rows(data: ModelData, P: Callable[..., int]) -> tuple[list, list]:
+    """Holonomic and velocity rows of joints, supports, coordinate constraints and knife
+    edges, in the order of :func:`~quivira.model.builder.build_symbolic`; user rows are
+    left as ``("user", k, r)`` placeholders."""
+
+    def point(i: int, sl: int, sign: float, axis: int) -> mo.Poly:
+        # sign * (x_i + sL cos θ_i) or sign * (y_i + sL sin θ_i)
+        trig = f"c{i}" if axis == 0 else f"s{i}"
+        return mo.add(mo.monomial((f"q{3 * i + axis}",), sign), mo.monomial((trig,), sign, sl))
+
+    hol, vel = [], []
+    for j, jt in enumerate(data.joints):
+        b0 = jt.bars[0]
+        for k in range(1, len(jt.bars)):
+            for axis in (0, 1):
+                hol.append(_holonomic(mo.add(point(jt.bars[k], P("joint", j, k, "sL"), 1.0, axis),
+                                             point(b0, P("joint", j, 0, "sL"), -1.0, axis))))
+    for k, sp in enumerate(data.supports):
+        for axis, free, key in ((0, sp.free_x, "x"), (1, sp.free_y, "y")):
+            if not free:
+                F = mo.add(point(sp.bar, P("support", k, "sL"), 1.0, axis),
+                           mo.constant(-1.0, P("support", k, key)))
+                hol.append(_holonomic(F))
+    vel_cc = []
+    for k, cc in enumerate(data.coordinate_constraints):
+        a = P("cc", k, "active")
+        shift = mo.add(mo.constant(1.0), mo.constant(-1.0, a))
+        letter = "v" if cc.velocity_level else "q"
+        for r in range(cc.n_rows):
+            terms = [mo.constant(-1.0, a, P("cc", k, "offset", r))]
+            for bar, X, Y, sign in ((cc.bar1, cc.X1, cc.Y1, 1.0), (cc.bar0, cc.X0, cc.Y0, -1.0)):
+                if bar is None:
+                    continue
+                for mat, power in ((X, 1), (Y, 2)):
+                    if mat is None:
+                        continue
+                    for j, coef in enumerate(mat[r]):
+                        if coef != 0.0:
+                            name = f"{letter}{3 * bar + j}"
+                            terms.append(mo.monomial((name,) * power, sign * coef, a))
+            row = mo.add(*terms)
+            (vel_cc.append(_velocity(row, shift)) if cc.velocity_level
+             else hol.append(_holonomic(row, shift)))
+    for k, uc in enumerate(data.user_constraints):
+        if not uc.velocity_level:
+            hol.extend(("user", k, r) for r in range(len(uc.exprs)))
+    vel.extend(vel_cc)
+    for k, uc in enumerate(data.user_constraints):
+        if uc.velocity_level:
+            vel.extend(("user", k, r) for r in range(len(uc.exprs)))
+    for k, ke in enumerate(data.knife_edges):
+        i = ke.bar
+        g = mo.add(mo.monomial((f"s{i}", f"v{3 * i}"), -1.0),
+                   mo.monomial((f"c{i}", f"v{3 * i + 1}"), 1.0),
+                   mo.monomial((f"v{3 * i + 2}",), 1.0, P("knife", k, "sL")))
+        vel.append(_velocity(g))
+    return hol, vel
+
+
+def _opaque_rows(exprs: list, sym: SymbolicModel, atoms: mo.AtomTable, holonomic: bool):
+    """Rows of user expressions, each entry of J, c, v, F one opaque atom."""
+    built = holonomic_rows(exprs, sym.q, sym.qd) if holonomic else \
+        velocity_rows(exprs, sym.q, sym.qd, allow_nonlinear=True)
+
+    def poly(e) -> mo.Poly:
+        if is_zero(e):
+            return {}
+        if not isinstance(e, hy.expression):
+            return mo.constant(float(e))
+        return mo.monomial((atoms.name_of(e),), 1.0)
+
+    out = []
+    for k, expr in enumerate(exprs):
+        J = {j: poly(x) for j, x in built.a[k].items()}
+        out.append(_Row(J, poly(built.c[k]), poly(built.velocity_residual[k]),
+                        poly(expr) if holonomic else None))
+    return out
+
+
+def assemble_bar_model(data: ModelData, sym: SymbolicModel, solver="ordered"
+                       ) -> tuple[EOMParts, mo.Coefficients]:
+    """Build the model's :class:`~quivira.lagrangian.EOMParts` (see the module docstring)
+    and the registry of derived parameters its expressions use."""
+    layout = parameter_layout(data)
+    index = {key: k for k, (key, _) in enumerate(layout)}
+
+    def P(*key) -> int:
+        return index[key]
+
+    coefs = mo.Coefficients(len(layout))
+    n_bars = len(data.bars)
+    n = 3 * n_bars
+    factors = {}
+    for i in range(n_bars):
+        th = sym.q[3 * i + 2]
+        factors[f"c{i}"], factors[f"s{i}"] = hy.cos(th), hy.sin(th)
+    for j in range(n):
+        factors[f"q{j}"], factors[f"v{j}"] = sym.q[j], sym.qd[j]
+    atoms = mo.AtomTable(factors)
+
+    # --- rows, in the order of the labels
+    hol, vel = _structural_rows(data, P)
+    rows: list[_Row] = []
+    for group, holonomic in ((hol, True), (vel, False)):
+        pending: list = []
+        for r in group + [None]:
+            if isinstance(r, tuple):
+                pending.append(data.user_constraints[r[1]].exprs[r[2]])
+                continue
+            if pending:
+                rows.extend(_opaque_rows(pending, sym, atoms, holonomic))
+                pending = []
+            if r is not None:
+                rows.append(r)
+    n_hol = len(sym.F)
+    m = len(rows)
+
+    # --- applied accelerations qdd_a = -g e_y + M^-1 f, f the point loads (gravity is -g
+    # exactly, so that it cancels exactly where two bars' rows meet)
+    inv_m = [mo.constant(1.0, P("bar", i, "inv_mass")) for i in range(n_bars)]
+    inv_M = [inv_m[j // 3] if j % 3 < 2 else mo.constant(1.0, P("bar", j // 3, "inv_inertia"))
+             for j in range(n)]
+    f: list[mo.Poly] = [{} for _ in range(n)]
+    for k, fo in enumerate(data.forces):
+        i = fo.bar
+        fx, fy, tau, sl = (P("force", k, w) for w in ("fx", "fy", "torque", "sL"))
+        f[3 * i] = mo.add(f[3 * i], mo.constant(1.0, fx))
+        f[3 * i + 1] = mo.add(f[3 * i + 1], mo.constant(1.0, fy))
+        f[3 * i + 2] = mo.add(f[3 * i + 2], mo.constant(1.0, tau),
+                              mo.monomial((f"c{i}",), 1.0, sl, fy),
+                              mo.monomial((f"s{i}",), -1.0, sl, fx))
+    qdd_a = [mo.mul(inv_M[j], f[j]) for j in range(n)]
+    for i in range(n_bars):
+        qdd_a[3 * i + 1] = mo.add(qdd_a[3 * i + 1], mo.constant(-1.0, P("g",)))
+
+    # --- W = J M^-1 J^T (upper triangle, mirrored) and the right-hand side
+    rows_of_col: dict[int, list[int]] = {}
+    for k, r in enumerate(rows):
+        for j in r.J:
+            rows_of_col.setdefault(j, []).append(k)
+    GJ = [{j: mo.mul(inv_M[j], x) for j, x in r.J.items()} for r in rows]  # (M^-1 J^T)^T
+    W_poly: list[dict[int, list]] = [{} for _ in range(m)]
+    for j, ks in rows_of_col.items():
+        for a, k in enumerate(ks):
+            for ell in ks[a:]:
+                W_poly[k].setdefault(ell, []).append(mo.mul(rows[k].J[j], GJ[ell][j]))
+    for k, r in enumerate(rows):
+        if r.shift is not None:
+            W_poly[k].setdefault(k, []).append(r.shift)
+    W_rows: list[dict] = [{} for _ in range(m)]
+    for k in range(m):
+        for ell, parts in W_poly[k].items():
+            w = mo.to_expression(mo.add(*parts), coefs, atoms)
+            if not is_zero(w):
+                W_rows[k][ell] = w
+                W_rows[ell][k] = w
+    alpha = P("stabilization",)
+    rhs = []
+    for r in rows:
+        terms = [r.c] + [mo.mul(x, qdd_a[j]) for j, x in r.J.items() if qdd_a[j]]
+        if r.F is not None:
+            terms += [mo.mul(r.v, mo.constant(2.0, alpha)), mo.mul(r.F, mo.constant(1.0, alpha,
+                                                                                   alpha))]
+        else:
+            terms.append(mo.mul(r.v, mo.constant(1.0, alpha)))
+        rhs.append(mo.to_expression(mo.scale(mo.add(*terms), -1.0), coefs, atoms))
+
+    # --- multipliers and accelerations
+    if m:
+        lam, W_solve = _solve_W(W_rows, rhs, solver)
+    else:
+        lam, W_solve = [], None
+    qdd = []
+    for j in range(n):
+        groups: dict[tuple, list] = {atom: [coefs.expression(c)]
+                                     for atom, c in qdd_a[j].items()}
+        for k in rows_of_col.get(j, []):
+            if is_zero(lam[k]):
+                continue
+            for atom, c in GJ[k][j].items():
+                e = coefs.expression(c)
+                if e is not None:
+                    groups.setdefault(atom, []).append(e * lam[k])
+        qdd.append(mo.grouped_sum(groups, atoms))
+
+    def expr(p):
+        return mo.to_expression(p, coefs, atoms)
+
+    J_rows = []
+    for r in rows:
+        row = {j: expr(x) for j, x in sorted(r.J.items())}
+        J_rows.append({j: x for j, x in row.items() if not is_zero(x)})
+    parts = EOMParts(
+        q=list(sym.q), qd=list(sym.qd),
+        M_rows=[{i: x} for i, x in enumerate(sym.mass_diag)],
+        f=list(sym.applied), J_rows=J_rows, Jdqd=[expr(r.c) for r in rows],
+        qdd_a=[expr(x) for x in qdd_a], qdd=[as_expression(x) for x in qdd],
+        lambda_mult=list(lam), W_rows=W_rows, W_solve=W_solve,
+        velocity_residual=[expr(r.v) for r in rows], n_holonomic=n_hol,
+        W_shift=sym.W_shift)
+    return parts, coefs
