@@ -78,6 +78,21 @@ class CompiledSystem:
     extra: dict = field(default_factory=dict, repr=False)
 
     @property
+    def singularity(self):
+        """Compiled pivot ratios :math:`d_k/W_{kk}` of the state alone (the factorization of
+        W, not the solves): what the singularity monitor of ``simulate`` evaluates after every
+        step; built on first use."""
+        fn = self.extra.get("singularity")
+        if fn is None:
+            t0 = time.perf_counter()
+            ratios = singularity_measures(self.parts) or [hy.expression(1.0)]
+            fn = hy.cfunc(ratios, vars=[*self.symbolic.q, *self.symbolic.qd],
+                          **self.cfunc_options)
+            self.extra["singularity"] = fn
+            self.timings["compile_singularity_s"] = time.perf_counter() - t0
+        return fn
+
+    @property
     def dynamics(self):
         """Compiled :math:`(\\lambda, d_k/W_{kk}, \\ddot q)` of the state, built on first use."""
         if self._dynamics is None:
@@ -207,6 +222,13 @@ def evaluate_outputs(cs: CompiledSystem, states: np.ndarray, pars: np.ndarray,
         "position_residual": vals[:, 2 : m + 2],
         "velocity_residual": vals[:, m + 2 : 2 * m + 2],
     }
+
+
+def evaluate_singularity(cs: CompiledSystem, state: np.ndarray, pars: np.ndarray,
+                         t: float = 0.0) -> float:
+    """:math:`\\min_k d_k/W_{kk}` at one state (1.0 without constraints)."""
+    cf = cs.singularity
+    return float(np.min(cf(state, pars=pars[: cf.nparams], **_time_kw(cf, t))))
 
 
 def evaluate_dynamics(cs: CompiledSystem, states: np.ndarray, pars: np.ndarray,

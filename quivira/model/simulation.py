@@ -26,6 +26,7 @@ from .compiled import (
     evaluate_dynamics,
     evaluate_geometry,
     evaluate_outputs,
+    evaluate_singularity,
 )
 from .components import check_positive, check_real
 from .trajectory import (
@@ -399,7 +400,7 @@ class _Monitor:
             self.reason = "non-finite state"
             return False
         if self.active:
-            sing = evaluate_dynamics(self.cs, s[None, :], self.pars, ta.time)["singularity"][0]
+            sing = evaluate_singularity(self.cs, s, self.pars, ta.time)
             if not sing > self.threshold:
                 self.reason = (f"near-singular pose: min pivot ratio of W {sing:.3g} below "
                                f"{self.threshold:g}")
