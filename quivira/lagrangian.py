@@ -647,19 +647,17 @@ def assemble_eom(
 
 def assemble_from_forces(q: list, qd: list, M_rows: list, M_fac: LUFactorization, f: list,
                          F: list, G: list, W_shift: dict[int, Any] | None = None,
-                         solver: Any = "lu", *, nonlinear_velocity_rows: bool = False
-                         ) -> EOMParts:
+                         solver: Any = "lu") -> EOMParts:
     """Build :class:`EOMParts` from a factorized mass matrix and the applied forces ``f``.
 
     :math:`M\\ddot q_a = f`, then the constraint rows of ``F`` (holonomic) and ``G``
-    (velocity level), as in :func:`assemble_eom`, without validation: for callers that
-    build ``M`` and ``f`` directly (the bar model, whose ``M`` is diagonal). With
-    ``nonlinear_velocity_rows`` velocity rows may be nonlinear in the velocities (see
-    :func:`quivira.constraint_rows.velocity_rows`).
+    (velocity level, linear in the velocities), as in :func:`assemble_eom`, without
+    validation. (The bar model assembles its own equations, see
+    :mod:`quivira.model.assembly`.)
     """
     qdd_a = solve_sparse(M_fac, f)
     hol = holonomic_rows(F, q, qd)
-    vel = velocity_rows(G, q, qd, allow_nonlinear=nonlinear_velocity_rows)
+    vel = velocity_rows(G, q, qd)
     J_rows, Jdqd = hol.a + vel.a, hol.c + vel.c
     qdd, lam, W_rows, W_solve = _constrain(M_fac, qdd_a, J_rows, Jdqd, W_shift, solver)
     return EOMParts(q, qd, M_rows, f, J_rows, Jdqd, qdd_a, qdd, lam, W_rows, W_solve,

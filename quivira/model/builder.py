@@ -110,8 +110,7 @@ class SymbolicModel:
     G: list
     #: diagonal shifts of W switching rows off (coordinate constraints' active flag)
     W_shift: dict
-    #: diagonal of M^-1 (1/m, 1/m, 12/(m L^2) per bar), of M, and f = Q_nc - gravity
-    inv_mass_diag: list
+    #: f = Q_nc - gravity, and the diagonal of M (m, m, m L^2/12 per bar)
     applied: list
     mass_diag: list
 
@@ -142,15 +141,12 @@ def build_symbolic(data: ModelData, *, use_pars: bool = True) -> SymbolicModel:
         return q[3 * i] + sl * cos_th[i], q[3 * i + 1] + sl * sin_th[i]
 
     kin_terms, grav_terms, load_terms = [], [], []
-    inv_mass_diag: list = []
     for i in range(n):
         m, inertia = P("bar", i, "mass"), P("bar", i, "inertia")
         vx, vy, om = qd[3 * i : 3 * i + 3]
         kin_terms.append(0.5 * m * (vx * vx + vy * vy))
         kin_terms.append(0.5 * inertia * (om * om))
         grav_terms.append(P("bar", i, "weight") * q[3 * i + 1])
-        inv_m = P("bar", i, "inv_mass")
-        inv_mass_diag += [inv_m, inv_m, P("bar", i, "inv_inertia")]
 
     F, labels, owners = [], [], []
     for j, jt in enumerate(data.joints):
@@ -272,7 +268,6 @@ def build_symbolic(data: ModelData, *, use_pars: bool = True) -> SymbolicModel:
         row_owner=owners,
         G=G,
         W_shift=W_shift,
-        inv_mass_diag=inv_mass_diag,
         applied=applied,
         mass_diag=[x for i in range(n) for x in (P("bar", i, "mass"), P("bar", i, "mass"),
                                                   P("bar", i, "inertia"))],

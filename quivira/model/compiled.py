@@ -11,11 +11,12 @@ use *derived* parameters, polynomials in the base ones (see
 :class:`~quivira.model.monomials.Coefficients`); :meth:`CompiledSystem.parameters` gives the
 whole vector that the integrator and the compiled functions take.
 
-Outputs along a trajectory are evaluated by one compiled function (``hy.cfunc``) on whole
-arrays of states: multipliers :math:`\\lambda`, energies, position residuals :math:`F(q)`,
-velocity residuals :math:`J\\dot q`, and the singularity measure
-:math:`\\min_k d_k / W_{kk}`, where :math:`d_k` are the pivots of the LU factorization of the
-Delassus matrix :math:`W` (for a symmetric positive definite :math:`W`,
+Outputs along a trajectory are evaluated by compiled functions (``hy.cfunc``) on whole
+arrays of states: one, compiled with the integrator, for the energies, position residuals
+:math:`F(q)`, velocity residuals :math:`J\\dot q` and the entries of :math:`J`; on first use,
+one for the multipliers :math:`\\lambda` and accelerations, and one for the singularity
+measure :math:`\\min_k d_k / W_{kk}`, where :math:`d_k` are the pivots of the factorization of
+the Delassus matrix :math:`W` (for a symmetric positive definite :math:`W`,
 :math:`0 < d_k \\le W_{kk}`; a ratio near 0 means the constraint rows are nearly dependent).
 """
 
