@@ -90,6 +90,7 @@ class Coefficients:
         self.n_base = n_base
         self._index: dict[tuple, int] = {}
         self._terms: list[tuple] = []
+        self._flat_cache: tuple | None = None  # (number of terms it covers, arrays)
 
     def __len__(self) -> int:
         """Number of derived parameters."""
@@ -129,7 +130,9 @@ class Coefficients:
         return np.concatenate([base, vals])
 
     def _flat(self):
-        cached = getattr(self, "_flat_cache", None)
+        """Index arrays of all terms (owner, constant, factors padded with the index of 1),
+        rebuilt only when parameters were registered since."""
+        cached = self._flat_cache
         if cached is not None and cached[0] == len(self._terms):
             return cached[1]
         rows = [(k, c, pars) for k, terms in enumerate(self._terms) for pars, c in terms]
