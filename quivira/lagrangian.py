@@ -48,7 +48,7 @@ from ._entries import (
 )
 from .constraint_rows import holonomic_rows, velocity_rows
 from .linalg import LUFactorization, gaussian_factorize, solve_sparse, symmetric_factorize
-from .ordering import elimination_height, fill_count, minimum_degree, reverse_cuthill_mckee
+from .ordering import elimination_cost, minimum_degree, reverse_cuthill_mckee
 
 __all__ = [
     "build_Jdqd",
@@ -368,8 +368,8 @@ def _solve_W(W_rows: list, rhs: list, solver: Any) -> tuple[list, WSolve]:
     elif solver == "ordered":
         pattern = [set(r) for r in W_rows]
         candidates = [reverse_cuthill_mckee(pattern), minimum_degree(pattern)]
-        perm = min(candidates, key=lambda p: (fill_count(pattern, p),
-                                              elimination_height(pattern, p)))
+        # fewest non-zeros of the factors, then the shortest chain of dependent pivots
+        perm = min(candidates, key=lambda p: elimination_cost(pattern, p))
     else:
         raise ValueError(f"solver: expected 'lu', 'ordered' or a callable f(A, b), got {solver!r}")
     pos = {old: k for k, old in enumerate(perm)}

@@ -91,7 +91,7 @@ def minimum_degree(pattern: list[set[int]]) -> list[int]:
     return order
 
 
-def _eliminate(pattern: list[set[int]], order: list[int]) -> tuple[int, int]:
+def elimination_cost(pattern: list[set[int]], order: list[int]) -> tuple[int, int]:
     """Eliminate the symmetric pattern in ``order`` structurally: ``(number of non-zeros of
     the LU factors, height of the elimination tree)``."""
     pos = {old: k for k, old in enumerate(order)}
@@ -115,9 +115,9 @@ def _eliminate(pattern: list[set[int]], order: list[int]) -> tuple[int, int]:
 def elimination_height(pattern: list[set[int]], order: list[int]) -> int:
     """Length of the longest chain of pivots each depending on the previous one when the
     symmetric pattern is eliminated in ``order`` (the height of the elimination tree)."""
-    return _eliminate(pattern, order)[1]
+    return elimination_cost(pattern, order)[1]
 
 
 def fill_count(pattern: list[set[int]], order: list[int]) -> int:
     """Number of non-zeros of the LU factors of the symmetric pattern eliminated in ``order``."""
-    return _eliminate(pattern, order)[0]
+    return elimination_cost(pattern, order)[0]

@@ -91,6 +91,7 @@ class Coefficients:
         self._index: dict[tuple, int] = {}
         self._terms: list[tuple] = []
         self._flat_cache: tuple | None = None  # (number of terms it covers, arrays)
+        self._formulas: tuple[int, dict] = (0, {})  # (number of terms it covers, formulas)
 
     def __len__(self) -> int:
         """Number of derived parameters."""
@@ -147,17 +148,19 @@ class Coefficients:
 
     def formulas(self) -> dict:
         """``{hy.par[k]: expression in the base parameters}`` for every derived parameter
-        (for :func:`heyoka.subs`, e.g. before differentiating with respect to a datum)."""
-        out = {}
-        for k, terms in enumerate(self._terms):
+        (for :func:`heyoka.subs`, e.g. before differentiating with respect to a datum);
+        built once, extended when parameters were registered since."""
+        done, out = self._formulas
+        for k in range(done, len(self._terms)):
             parts = []
-            for pars, c in terms:
+            for pars, c in self._terms[k]:
                 e = hy.expression(c)
                 for i in pars:
                     e = e * hy.par[i]
                 parts.append(e)
             out[hy.par[self.n_base + k]] = parts[0] if len(parts) == 1 else hy.sum(parts)
-        return out
+        self._formulas = (len(self._terms), out)
+        return dict(out)
 
 
 class AtomTable:
