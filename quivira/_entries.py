@@ -4,6 +4,11 @@ Entries of the symbolic matrices handled by quivira may be Python/NumPy real num
 :class:`heyoka.expression` objects. This module converts user input to NumPy object arrays,
 checks shapes, and tells *structural* zeros (numeric zeros and the heyoka expression ``0``)
 apart from everything else, so that the elimination routines can skip them.
+
+Errors follow one rule: :class:`TypeError` when an argument or entry is of the wrong kind
+(a string where a number is expected, a single expression where a sequence is expected),
+:class:`ValueError` when it is of the right kind but has a wrong value (a shape, a length,
+an expression that is not a single variable, a variable that does not belong).
 """
 
 from __future__ import annotations
@@ -18,25 +23,24 @@ import numpy as np
 _ZERO = hy.expression(0.0)
 
 
-class EntryTypeError(TypeError, ValueError):
-    """An entry is neither a real number nor a :class:`heyoka.expression`.
-
-    Derives from both :class:`TypeError` and :class:`ValueError`, so that callers catching
-    either see it.
-    """
-
-
 def is_number(x: Any) -> bool:
     """Return True for real Python/NumPy numbers (bools excluded)."""
     return isinstance(x, numbers.Real) and not isinstance(x, (bool, np.bool_))
 
 
+def is_array_like(x: Any) -> bool:
+    """Return True for a NumPy array or a sequence other than a string (list, tuple, ...)."""
+    if isinstance(x, np.ndarray):
+        return True
+    return isinstance(x, Sequence) and not isinstance(x, (str, bytes))
+
+
 def check_entry(x: Any, name: str, index: tuple | int | None = None) -> None:
-    """Raise :class:`EntryTypeError` unless ``x`` is a real number or a heyoka expression."""
+    """Raise :class:`TypeError` unless ``x`` is a real number or a heyoka expression."""
     if isinstance(x, hy.expression) or is_number(x):
         return
     where = "" if index is None else f" at index {index}"
-    raise EntryTypeError(
+    raise TypeError(
         f"{name}: entries must be real numbers or heyoka expressions, "
         f"got {type(x).__name__} ({x!r}){where}"
     )
@@ -85,11 +89,17 @@ def as_matrix(A: Any, name: str, *, square: bool = False) -> np.ndarray:
 
     Raises
     ------
+    TypeError
+        If ``A`` is not an array or a (nested) sequence, or an entry is neither a real number
+        nor a heyoka expression.
     ValueError
         If ``A`` is not two-dimensional, or not square when ``square`` is True.
-    EntryTypeError
-        If an entry is neither a real number nor a heyoka expression.
     """
+    if not is_array_like(A):
+        raise TypeError(
+            f"{name}: expected a 2-D array (numpy.ndarray or nested sequence), "
+            f"got {type(A).__name__}"
+        )
     try:
         arr = np.array(A, dtype=object)
     except ValueError as exc:  # ragged nested sequences
@@ -113,13 +123,18 @@ def as_vector(v: Any, name: str, length: int | None = None) -> np.ndarray:
 
     Raises
     ------
+    TypeError
+        If ``v`` is a single number or expression, or not an array or sequence at all, or an
+        entry is neither a real number nor a heyoka expression.
     ValueError
         If ``v`` is not vector-shaped or its length differs from ``length``.
-    EntryTypeError
-        If an entry is neither a real number nor a heyoka expression.
     """
     if isinstance(v, hy.expression) or is_number(v):
-        raise ValueError(f"{name}: expected a sequence (vector), got a single {type(v).__name__}")
+        raise TypeError(f"{name}: expected a sequence (vector), got a single {type(v).__name__}")
+    if not is_array_like(v):
+        raise TypeError(
+            f"{name}: expected a sequence (vector) or numpy.ndarray, got {type(v).__name__}"
+        )
     try:
         arr = np.array(v, dtype=object)
     except ValueError as exc:
@@ -136,19 +151,45 @@ def as_vector(v: Any, name: str, length: int | None = None) -> np.ndarray:
 
 
 def as_variables(v: Sequence, name: str) -> list[hy.expression]:
-    """Check that ``v`` is a sequence of distinct heyoka variables and return it as a list."""
+    """Check that ``v`` is a sequence of distinct heyoka variables and return it as a list.
+
+    Raises
+    ------
+    TypeError
+        If ``v`` is a single expression or not a sequence, or an entry is not a heyoka
+        expression.
+    ValueError
+        If an entry is an expression other than a single variable (``x * y``, ``hy.par[0]``,
+        ``hy.time``, a constant), or a variable is repeated.
+    """
     if isinstance(v, hy.expression):
-        raise ValueError(
+        raise TypeError(
             f"{name}: expected a sequence of heyoka variables, got a single expression"
+        )
+    if not is_array_like(v):
+        raise TypeError(
+            f"{name}: expected a sequence of heyoka variables, got {type(v).__name__}"
         )
     out = list(v)
     for i, x in enumerate(out):
-        if not isinstance(x, hy.expression) or not x == hy.expression(str(x)):
-            raise EntryTypeError(
-                f"{name}: entry {i} must be a heyoka variable (from hy.make_vars), got {x!r}"
-            )
+        msg = f"{name}: entry {i} must be a heyoka variable (from hy.make_vars), got {x!r}"
+        if not isinstance(x, hy.expression):
+            raise TypeError(msg)
+        if not x == hy.expression(str(x)):
+            raise ValueError(msg)
     names = [str(x) for x in out]
     if len(set(names)) != len(names):
         dup = sorted({n for n in names if names.count(n) > 1})
         raise ValueError(f"{name}: variables must be distinct, repeated: {dup}")
     return out
+
+
+def stray_variables(x: Any, allowed: set[str]) -> list[str]:
+    """Names of the variables of ``x`` (a number or heyoka expression) not in ``allowed``.
+
+    ``hy.time`` and runtime parameters ``hy.par[i]`` are not variables
+    (:func:`heyoka.get_variables` does not list them), so they are never stray.
+    """
+    if not isinstance(x, hy.expression):
+        return []
+    return sorted(v for v in hy.get_variables(x) if v not in allowed)

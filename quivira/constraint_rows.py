@@ -74,7 +74,24 @@ class Rows:
 
 
 def holonomic_rows(F: list, q: list, qd: list) -> Rows:
-    """Rows of :math:`F(q, t) = 0` (see the module docstring)."""
+    """Rows of :math:`F(q, t) = 0` (see the module docstring).
+
+    Inputs are not validated here (:func:`quivira.lagrange_eom` does it).
+
+    Parameters
+    ----------
+    F : list
+        Residuals :math:`F_k(q, t)`: numbers or heyoka expressions of ``q``, ``hy.time`` and
+        runtime parameters.
+    q, qd : list of heyoka variables
+        Coordinates and velocities (same length).
+
+    Returns
+    -------
+    Rows
+        ``a[k]`` the sparse row :math:`\\partial F_k/\\partial q`, ``c[k]`` the term
+        :math:`c_k`, ``velocity_residual[k]`` :math:`J_k\\dot q + \\partial F_k/\\partial t`.
+    """
     q_aug = [*q, _TAU]
     qd_aug = [*qd, 1.0]
     idx = _index(q_aug)
@@ -99,6 +116,24 @@ def velocity_rows(G: list, q: list, qd: list, *, allow_nonlinear: bool = False) 
     equation is still :math:`a\\ddot q + (\\partial g/\\partial q)\\dot q + \\partial g/\\partial t
     = 0`, and the constraint force :math:`a^T\\lambda` follows Chetaev's rule (as Exudyn's
     velocity-level coordinate constraints with quadratic terms).
+
+    Inputs are not validated here beyond linearity (:func:`quivira.lagrange_eom` checks the
+    variables).
+
+    Parameters
+    ----------
+    G : list
+        Residuals :math:`g_k(q, \\dot q, t)`: numbers or heyoka expressions.
+    q, qd : list of heyoka variables
+        Coordinates and velocities (same length).
+    allow_nonlinear : bool, optional
+        Accept rows that are not linear in the velocities (see above). Default False.
+
+    Returns
+    -------
+    Rows
+        ``a[k]`` the sparse row :math:`\\partial g_k/\\partial \\dot q`, ``c[k]`` the term
+        :math:`c_k`, ``velocity_residual[k]`` :math:`g_k`.
 
     Raises
     ------

@@ -7,7 +7,7 @@ With :math:`n` coordinates, :math:`m` constraint rows :math:`a(q,t)\\,\\ddot q +
 * ``mass_matrix`` — :math:`[\\,M \\;\\; -J^T\\,]`, shape ``(n, n + m)`` (SymPy: ``mass_matrix``,
   whose last columns hold its ``lam_coeffs.T = -J^T``);
 * ``forcing`` — :math:`f = \\partial L/\\partial q - (\\partial^2 L/\\partial\\dot q\\partial q)
-  \\dot q + Q_{nc}`, shape ``(n,)``;
+  \\dot q - \\partial^2 L/\\partial\\dot q\\partial t + Q_{nc}`, shape ``(n,)``;
 * ``mass_matrix_full`` — the augmented index-1 system in :math:`x = (q, \\dot q, \\lambda)`,
 
   .. math:: \\begin{bmatrix} I & 0 & 0 \\\\ 0 & M & -J^T \\\\ 0 & J & 0 \\end{bmatrix}
@@ -44,7 +44,14 @@ __all__ = ["LagrangeForms", "lagrange_forms"]
 
 @dataclass
 class LagrangeForms:
-    """The mass-matrix forms of a constrained system (see the module docstring)."""
+    """The mass-matrix forms of a constrained system (see the module docstring).
+
+    Attributes
+    ----------
+    parts : EOMParts
+        The sparse intermediate quantities (:class:`quivira.lagrangian.EOMParts`) the forms
+        are read from.
+    """
 
     parts: EOMParts
 
@@ -115,11 +122,48 @@ def lagrange_forms(lagrangian: hy.expression, F: Sequence, q: Sequence, qd: Sequ
                    solver: Any = "lu") -> LagrangeForms:
     """Mass-matrix forms of the system of :func:`quivira.lagrange_eom` (same arguments).
 
+    With :math:`M\\ddot q = f + J^T\\lambda` and the constraint rows
+    :math:`J\\ddot q + c = 0` (see the module docstring):
+    ``mass_matrix`` :math:`= [M, -J^T]`, ``forcing`` :math:`= f`, and the augmented system
+    ``mass_matrix_full`` :math:`(\\dot q, \\ddot q, \\lambda)` = ``forcing_full``.
+
+    Parameters
+    ----------
+    lagrangian : heyoka.expression or float
+        Scalar Lagrangian :math:`\\mathcal L(q, \\dot q, t)` (J); may contain only the
+        variables of ``q`` and ``qd``, ``hy.time`` and runtime parameters ``hy.par[i]``.
+    F : sequence of heyoka.expression
+        Holonomic constraint residuals :math:`F(q, t) = 0` (``[]`` for none); only the
+        variables of ``q``, ``hy.time`` and ``hy.par[i]``.
+    q, qd : sequence of heyoka variables
+        Generalized coordinates and velocities (same length, distinct variables).
+    Q_nc : sequence, optional
+        Generalized non-conservative forces in the ordering of ``q`` (N for lengths, N m for
+        angles); variables of ``q`` and ``qd``, ``hy.time`` and ``hy.par[i]``.
+    velocity_constraints : sequence of heyoka.expression, optional
+        Rows :math:`A(q, t)\\dot q + b(q, t) = 0`, linear in the velocities, appended after
+        those of ``F``.
+    solver : {"lu", "ordered"} or callable, optional
+        How :math:`W\\lambda = r` is solved for ``rhs()``; see
+        :func:`quivira.find_constrained_accelerations`.
+
     Returns
     -------
     LagrangeForms
         With ``mass_matrix``, ``forcing``, ``mass_matrix_full``, ``forcing_full`` and
         ``rhs()``, laid out as SymPy's ``LagrangesMethod`` with ``hol_coneqs``.
+
+    Raises
+    ------
+    TypeError
+        If an argument or entry has the wrong type (as :func:`quivira.lagrange_eom`).
+    ValueError
+        For mismatched lengths, stray variables (named in the message: variables outside
+        ``q`` and ``qd`` in the Lagrangian, ``Q_nc`` or ``velocity_constraints``, outside
+        ``q`` in ``F``), velocity constraints that are not linear in the velocities, or an
+        unknown ``solver`` name (as :func:`quivira.lagrange_eom`).
+    ZeroDivisionError
+        If ``M`` is singular in structure or ``W`` meets a structurally zero pivot.
     """
     return LagrangeForms(assemble_eom(lagrangian, F, q, qd, Q_nc,
                                       velocity_constraints=velocity_constraints, solver=solver))

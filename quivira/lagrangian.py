@@ -1,19 +1,29 @@
 """Constrained Lagrangian equations of motion as heyoka expressions.
 
-The equations built here, in the order the code runs (see ``DESIGN.md``):
+The equations built here, in the order the code runs:
 
-1. Mass matrix and applied accelerations from a Lagrangian :math:`\\mathcal L(q, \\dot q)`:
+1. Mass matrix and applied forces from a Lagrangian :math:`\\mathcal L(q, \\dot q, t)`:
 
    .. math::
       M = \\frac{\\partial^2 \\mathcal L}{\\partial \\dot q\\, \\partial \\dot q}, \\qquad
-      M \\ddot q_a = \\frac{\\partial \\mathcal L}{\\partial q}
-        - \\frac{\\partial^2 \\mathcal L}{\\partial \\dot q\\, \\partial q} \\dot q + Q_{nc}.
+      f = \\frac{\\partial \\mathcal L}{\\partial q}
+        - \\frac{\\partial^2 \\mathcal L}{\\partial \\dot q\\, \\partial q} \\dot q
+        - \\frac{\\partial^2 \\mathcal L}{\\partial \\dot q\\, \\partial t} + Q_{nc}, \\qquad
+      M \\ddot q_a = f.
 
-2. Constraints :math:`F(q) = 0`, :math:`J = \\partial F / \\partial q`, and
-   :math:`\\dot J \\dot q = \\partial (J \\dot q) / \\partial q \\cdot \\dot q`, one directional
-   derivative per row.
+2. Constraint rows at acceleration level, :math:`J \\ddot q + c = 0`. A holonomic row
+   :math:`F_k(q, t) = 0` gives :math:`J_k = \\partial F_k / \\partial q` and
+
+   .. math:: c_k = \\frac{\\partial (J_k \\dot q)}{\\partial q} \\dot q
+             + 2 \\frac{\\partial J_k}{\\partial t} \\dot q
+             + \\frac{\\partial^2 F_k}{\\partial t^2}
+
+   (:math:`c_k = (\\dot J \\dot q)_k` when :math:`F` does not depend on time); a velocity row
+   :math:`g_k = A_k(q, t) \\dot q + b_k(q, t) = 0` gives :math:`J_k = A_k` and
+   :math:`c_k = (\\partial g_k / \\partial q) \\dot q + \\partial g_k / \\partial t`
+   (:mod:`quivira.constraint_rows`).
 3. :math:`G = M^{-1} J^T` from :math:`M G = J^T` with one factorization of :math:`M`;
-   :math:`W = J G`; :math:`W \\lambda = -(J \\ddot q_a + \\dot J \\dot q)`;
+   :math:`W = J G`; :math:`W \\lambda = -(J \\ddot q_a + c)`;
    :math:`\\ddot q = \\ddot q_a + G \\lambda`.
 
 Sign convention of the multipliers: Lagrange's equations read
@@ -22,6 +32,13 @@ Sign convention of the multipliers: Lagrange's equations read
           - \\frac{\\partial \\mathcal L}{\\partial q} = Q_{nc} + J^T \\lambda,
 
 so :math:`J^T \\lambda` is the generalized constraint force acting on the system.
+
+Inputs that would silently give wrong equations are rejected by :func:`lagrange_eom` and
+:func:`quivira.lagrange_forms` with a :class:`ValueError` naming the stray variables: a
+Lagrangian, velocity constraints or :math:`Q_{nc}` with variables outside
+:math:`q \\cup \\dot q`, and holonomic constraints with variables outside :math:`q` (in
+particular velocities). ``hy.time`` and runtime parameters ``hy.par[i]`` are allowed
+everywhere; they are not variables.
 
 All derivatives are taken only with respect to the variables an expression actually
 contains (``hy.get_variables``), so structural zeros cost nothing, and every sum is flat
@@ -38,13 +55,15 @@ import heyoka as hy
 import numpy as np
 
 from ._entries import (
-    EntryTypeError,
     as_expression,
     as_matrix,
     as_variables,
     as_vector,
     flat_sum,
+    is_array_like,
+    is_number,
     is_zero,
+    stray_variables,
 )
 from .constraint_rows import holonomic_rows, velocity_rows
 from .linalg import LUFactorization, gaussian_factorize, solve_sparse, symmetric_factorize
@@ -62,11 +81,101 @@ _ZERO = hy.expression(0.0)
 
 
 def _check_scalar_expression(x: Any, name: str) -> hy.expression:
+    """``x`` as a heyoka expression; a real number becomes a constant, anything else is a
+    :class:`TypeError`."""
     if isinstance(x, hy.expression):
         return x
-    if isinstance(x, (int, float)) and not isinstance(x, bool):
+    if is_number(x):
         return hy.expression(float(x))
-    raise EntryTypeError(f"{name}: expected a scalar heyoka expression, got {type(x).__name__}")
+    raise TypeError(f"{name}: expected a scalar heyoka expression, got {type(x).__name__}")
+
+
+_SOLVERS = ("lu", "ordered")
+
+
+def _check_solver(solver: Any) -> None:
+    """:class:`TypeError` unless ``solver`` is a string or a callable, :class:`ValueError` for
+    an unknown name."""
+    msg = f"solver: expected 'lu', 'ordered' or a callable f(A, b), got {solver!r}"
+    if callable(solver):
+        return
+    if not isinstance(solver, str):
+        raise TypeError(msg)
+    if solver not in _SOLVERS:
+        raise ValueError(msg)
+
+
+def _as_rows(rows: Any, name: str, what: str) -> list:
+    """The entries of a sequence of constraint rows as a list (``[]`` for an empty one)."""
+    if rows is None or isinstance(rows, hy.expression) or not is_array_like(rows):
+        raise TypeError(f"{name}: expected a sequence of {what} (use [] for none)")
+    return list(as_vector(rows, name)) if len(rows) else []
+
+
+_ALLOWED_EXTRAS = "hy.time and runtime parameters hy.par[i]"
+
+
+def _time_hint(stray: list[str]) -> str:
+    named_t = [v for v in stray if v in ("t", "time")]
+    if not named_t:
+        return ""
+    return f"; for the time use hy.time, not a variable named {named_t[0]!r}"
+
+
+def _check_variables(L: hy.expression, F: list, G: list, Q: list | None, q: list,
+                     qd: list) -> None:
+    """Reject stray variables (see the module docstring), naming them and the row.
+
+    Raises
+    ------
+    ValueError
+        If the Lagrangian, a velocity constraint or an entry of ``Q`` contains a variable
+        outside :math:`q \\cup \\dot q`, or a holonomic constraint one outside :math:`q`.
+    """
+    q_names = {str(v) for v in q}
+    qd_names = {str(v) for v in qd}
+    state = q_names | qd_names
+    stray = stray_variables(L, state)
+    if stray:
+        raise ValueError(
+            f"lagrangian: contains the variable(s) {stray}, which are neither coordinates (q) "
+            f"nor velocities (qd); a Lagrangian may depend only on q, qd, {_ALLOWED_EXTRAS}"
+            + _time_hint(stray)
+        )
+    for k, Fk in enumerate(F):
+        stray = stray_variables(Fk, q_names)
+        if not stray:
+            continue
+        velocities = [v for v in stray if v in qd_names]
+        others = [v for v in stray if v not in qd_names]
+        rule = f"a holonomic constraint F(q, t) = 0 may depend only on q, {_ALLOWED_EXTRAS}"
+        if others:
+            msg = (f"F[{k}]: contains the variable(s) {others}, which are not coordinates (q); "
+                   + rule + _time_hint(others))
+            if velocities:
+                msg += f"; it also contains the velocity variable(s) {velocities}"
+        else:
+            msg = f"F[{k}]: contains the velocity variable(s) {velocities}; " + rule
+        if velocities:
+            msg += " (pass constraints on velocities as velocity_constraints=)"
+        raise ValueError(msg)
+    for k, g in enumerate(G):
+        stray = stray_variables(g, state)
+        if stray:
+            raise ValueError(
+                f"velocity_constraints[{k}]: contains the variable(s) {stray}, which are "
+                "neither coordinates (q) nor velocities (qd); a velocity constraint "
+                f"A(q, t) qd + b(q, t) = 0 may depend only on q, qd, {_ALLOWED_EXTRAS}"
+                + _time_hint(stray)
+            )
+    for i, Qi in enumerate(Q or []):
+        stray = stray_variables(Qi, state)
+        if stray:
+            raise ValueError(
+                f"Q_nc[{i}]: contains the variable(s) {stray}, which are neither coordinates "
+                "(q) nor velocities (qd); generalized forces may depend only on q, qd, "
+                f"{_ALLOWED_EXTRAS}" + _time_hint(stray)
+            )
 
 
 def _var_index(variables: Sequence[hy.expression]) -> dict[str, int]:
@@ -149,8 +258,10 @@ def build_mass_matrix(lagrangian: hy.expression, qd: Sequence[hy.expression]) ->
 
     Parameters
     ----------
-    lagrangian : heyoka.expression
-        Scalar Lagrangian :math:`\\mathcal L(q, \\dot q)`.
+    lagrangian : heyoka.expression or float
+        Scalar Lagrangian :math:`\\mathcal L(q, \\dot q, t)` (energy, J, in SI units). Its
+        other symbols (coordinates, parameters) are not checked: they are constants of the
+        differentiation.
     qd : sequence of heyoka variables
         Generalized velocities, in the ordering of the model coordinates.
 
@@ -158,6 +269,14 @@ def build_mass_matrix(lagrangian: hy.expression, qd: Sequence[hy.expression]) ->
     -------
     numpy.ndarray
         ``(n, n)`` object array; structural zeros are the expression ``0``.
+
+    Raises
+    ------
+    TypeError
+        If ``lagrangian`` is neither a heyoka expression nor a real number, ``qd`` is not a
+        sequence, or an entry of ``qd`` is not a heyoka expression.
+    ValueError
+        If an entry of ``qd`` is not a single variable, or a variable is repeated.
     """
     L = _check_scalar_expression(lagrangian, "lagrangian")
     qd = as_variables(qd, "qd")
@@ -212,18 +331,28 @@ def build_constraint_jacobian(F: Sequence, q: Sequence[hy.expression]) -> np.nda
     Parameters
     ----------
     F : sequence of heyoka.expression
-        Constraint residuals :math:`F(q) = 0`.
+        Constraint residuals :math:`F(q) = 0` (length ``m``). Symbols other than ``q`` are
+        treated as constants of the differentiation and are not checked.
     q : sequence of heyoka variables
-        Generalized coordinates.
+        Generalized coordinates (length ``n``).
 
     Returns
     -------
     numpy.ndarray
         ``(m, n)`` object array; entries for coordinates a residual does not contain are the
         expression ``0``.
+
+    Raises
+    ------
+    TypeError
+        If ``F`` is not a sequence or has an entry that is neither a real number nor a heyoka
+        expression, ``q`` is not a sequence, or an entry of ``q`` is not a heyoka expression.
+    ValueError
+        If ``F`` is not one-dimensional, an entry of ``q`` is not a single variable, or a
+        variable is repeated.
     """
     q = as_variables(q, "q")
-    F_vec = as_vector(list(F), "F")
+    F_vec = as_vector(F, "F")
     return _dense(_jacobian_rows(list(F_vec), q), len(q))
 
 
@@ -234,10 +363,14 @@ def build_Jdqd(J: Any, q: Sequence[hy.expression], qd: Sequence[hy.expression]) 
     :math:`(\\dot J \\dot q)_k = \\partial (J_k \\dot q)/\\partial q \\cdot \\dot q`, with no
     triple loop.
 
+    Only the dependence of ``J`` on ``q`` is differentiated: for a Jacobian that depends on
+    ``hy.time`` the term :math:`(\\partial J/\\partial t)\\dot q` is not included (use
+    :func:`lagrange_eom`, which handles rheonomic constraints).
+
     Parameters
     ----------
     J : numpy.ndarray or sequence
-        Constraint Jacobian :math:`J(q)`, shape ``(m, n)``.
+        Constraint Jacobian :math:`J(q)`, shape ``(m, n)``; an empty sequence means ``m = 0``.
     q, qd : sequence of heyoka variables
         Generalized coordinates and velocities (length ``n`` each).
 
@@ -245,6 +378,17 @@ def build_Jdqd(J: Any, q: Sequence[hy.expression], qd: Sequence[hy.expression]) 
     -------
     numpy.ndarray
         1-D object array of length ``m``.
+
+    Raises
+    ------
+    TypeError
+        If ``J`` is not an array or nested sequence or has an entry that is neither a real
+        number nor a heyoka expression, or ``q``/``qd`` are not sequences of heyoka
+        expressions.
+    ValueError
+        If ``J`` is not two-dimensional or does not have ``n`` columns, ``q`` and ``qd``
+        differ in length, an entry of ``q``/``qd`` is not a single variable, or a variable
+        is repeated.
     """
     q = as_variables(q, "q")
     qd = as_variables(qd, "qd")
@@ -355,6 +499,7 @@ def _solve_W(W_rows: list, rhs: list, solver: Any) -> tuple[list, WSolve]:
     :math:`W = J M^{-1} J^T` is symmetric by construction (its rows are built from the upper
     triangle and mirrored), so ``"ordered"`` factorizes it as :math:`L D L^T`.
     """
+    _check_solver(solver)
     m = len(W_rows)
     if callable(solver):
         W_dense = _dense(W_rows, m)
@@ -365,13 +510,11 @@ def _solve_W(W_rows: list, rhs: list, solver: Any) -> tuple[list, WSolve]:
         return list(sol), WSolve(None, list(range(m)))
     if solver == "lu":
         perm = list(range(m))
-    elif solver == "ordered":
+    else:  # "ordered"
         pattern = [set(r) for r in W_rows]
         candidates = [reverse_cuthill_mckee(pattern), minimum_degree(pattern)]
         # fewest non-zeros of the factors, then the shortest chain of dependent pivots
         perm = min(candidates, key=lambda p: elimination_cost(pattern, p))
-    else:
-        raise ValueError(f"solver: expected 'lu', 'ordered' or a callable f(A, b), got {solver!r}")
     pos = {old: k for k, old in enumerate(perm)}
     try:
         if solver == "lu":
@@ -416,6 +559,10 @@ def find_constrained_accelerations(
     ``G`` comes from :math:`M G = J^T` with a single factorization of ``M`` that is reused
     for every column and for ``Q_nc``. :math:`J^T\\lambda` is the generalized constraint force.
 
+    The entries are free-form: numbers or heyoka expressions in any symbols of the caller
+    (their variables are not checked). Units are SI: accelerations in m/s² or rad/s²,
+    :math:`M` in kg (kg m² for angles), forces in N (N m for angles).
+
     Parameters
     ----------
     qdd_free : sequence
@@ -431,13 +578,13 @@ def find_constrained_accelerations(
     return_W : bool, optional
         Also return the Delassus matrix :math:`W`.
     solver : {"lu", "ordered"} or callable, optional
-        How :math:`W\\lambda = r` is solved (an extension beyond the spec; the default is the
-        spec's behaviour): ``"lu"`` sparse LU in the row order of ``J``; ``"ordered"``
-        symmetric :math:`LDL^T` (:func:`quivira.linalg.symmetric_factorize`, half the update
-        products of LU) after the symmetric fill-reducing permutation (reverse Cuthill–McKee
-        or minimum degree, whichever fills less; on a tie the one with the shorter chain of
-        dependent pivots) of ``W``; a callable ``f(A, b)`` returning the
-        solution of ``A x = b`` for object arrays ``A`` (m, m) and ``b`` (m,).
+        How :math:`W\\lambda = r` is solved. ``"lu"`` (the default): sparse LU of ``W`` in
+        the row order of ``J``. ``"ordered"``: symmetric :math:`LDL^T`
+        (:func:`quivira.linalg.symmetric_factorize`, half the update products of LU) after
+        the symmetric fill-reducing permutation of ``W`` (reverse Cuthill–McKee or minimum
+        degree, whichever fills less; on a tie the one with the shorter chain of dependent
+        pivots). A callable ``f(A, b)`` must return the solution of ``A x = b`` for object
+        arrays ``A`` (m, m) and ``b`` (m,).
 
     Returns
     -------
@@ -447,18 +594,23 @@ def find_constrained_accelerations(
 
     Raises
     ------
+    TypeError
+        If an argument is not an array or sequence, an entry is neither a real number nor a
+        heyoka expression, or ``solver`` is neither a string nor a callable.
     ValueError
-        If shapes or lengths disagree (named in the message).
+        If shapes or lengths disagree (named in the message), ``solver`` is an unknown name,
+        or a callable solver returns the wrong number of values.
     ZeroDivisionError
         If ``M`` or ``W`` meets a structurally zero pivot.
     """
+    _check_solver(solver)
     M_arr = as_matrix(M, "M", square=True)
     n = M_arr.shape[0]
     qdd_f = as_vector(qdd_free, "qdd_free", n)
     J_arr = _as_jacobian(J, n)
     m = J_arr.shape[0]
     Jdqd_v = as_vector(Jdqd, "Jdqd", m) if m else np.empty(0, dtype=object)
-    if m == 0 and Jdqd is not None and np.array(Jdqd, dtype=object).size != 0:
+    if m == 0 and Jdqd is not None and np.size(np.array(Jdqd, dtype=object)) != 0:
         raise ValueError(f"Jdqd: expected 0 entries (J has no rows), got {np.size(Jdqd)}")
     M_fac = gaussian_factorize(M_arr)
     qdd_a = list(qdd_f)
@@ -501,31 +653,31 @@ def lagrange_eom(
 
     Parameters
     ----------
-    lagrangian : heyoka.expression
-        Scalar Lagrangian :math:`\\mathcal L(q, \\dot q)`.
+    lagrangian : heyoka.expression or float
+        Scalar Lagrangian :math:`\\mathcal L(q, \\dot q, t)` (J); may contain only the
+        variables of ``q`` and ``qd``, ``hy.time`` and runtime parameters ``hy.par[i]``.
     F : sequence of heyoka.expression
-        Constraint residuals :math:`F(q) = 0`; an empty sequence gives free dynamics.
+        Holonomic constraint residuals :math:`F(q, t) = 0`; an empty sequence gives free
+        dynamics. May contain only the variables of ``q``, ``hy.time`` and ``hy.par[i]``.
     q, qd : sequence of heyoka variables
-        Generalized coordinates and velocities (same length).
+        Generalized coordinates and velocities (same length, distinct variables).
     Q_nc : sequence, optional
-        Generalized non-conservative forces in the ordering of ``q``; may depend on q, qd
-        and ``hy.time``.
+        Generalized non-conservative forces in the ordering of ``q`` (N for lengths, N m
+        for angles); may contain the variables of ``q`` and ``qd``, ``hy.time`` and
+        ``hy.par[i]``.
     return_multipliers : bool, optional
         Also return the multipliers :math:`\\lambda` (1-D, in the order of ``F``).
     return_W : bool, optional
         Also return the Delassus matrix :math:`W = J M^{-1} J^T`.
     velocity_constraints : sequence of heyoka.expression, optional
-        Extension beyond the spec: non-holonomic rows :math:`A(q, t)\\dot q + b(q, t) = 0`
-        (linear in the velocities), appended after the rows of ``F``; their multipliers
-        follow those of ``F`` and :math:`A^T\\lambda` is their generalized force.
+        Non-holonomic rows :math:`A(q, t)\\dot q + b(q, t) = 0` (linear in the velocities;
+        variables of ``q`` and ``qd``, ``hy.time``, ``hy.par[i]``), appended after the rows
+        of ``F``; their multipliers follow those of ``F`` and :math:`A^T\\lambda` is their
+        generalized force. Not part of the original function API; ``None`` (the default)
+        means none.
     solver : {"lu", "ordered"} or callable, optional
         How :math:`W\\lambda = r` is solved; see :func:`find_constrained_accelerations`.
-
-    Notes
-    -----
-    ``F`` may depend on time (``hy.time``, rheonomic constraints such as a driven crank
-    :math:`θ - ωt = 0`); the acceleration equation then includes
-    :math:`2\\,\\partial J/\\partial t\\,\\dot q + \\partial^2 F/\\partial t^2`.
+        Not part of the original function API; the default ``"lu"`` is its behaviour.
 
     Returns
     -------
@@ -535,10 +687,24 @@ def lagrange_eom(
 
     Raises
     ------
+    TypeError
+        If ``lagrangian`` is neither a heyoka expression nor a number; ``F``, ``q``, ``qd``,
+        ``Q_nc`` or ``velocity_constraints`` is not a sequence (e.g. a single expression);
+        an entry has the wrong type; or ``solver`` is neither a string nor a callable.
     ValueError
-        On mismatched lengths or malformed inputs (named in the message).
+        On mismatched lengths or malformed inputs (named in the message); if the Lagrangian,
+        ``Q_nc`` or ``velocity_constraints`` contain variables outside ``q`` and ``qd``, or
+        ``F`` contains variables outside ``q`` (velocities included) — the message names
+        them; if a velocity constraint is not linear in the velocities; or for an unknown
+        ``solver`` name.
     ZeroDivisionError
         If ``M`` is singular in structure or ``W`` meets a structurally zero pivot.
+
+    Notes
+    -----
+    ``F`` may depend on time (``hy.time``, rheonomic constraints such as a driven crank
+    :math:`θ - ωt = 0`); the acceleration equation then includes
+    :math:`2\\,\\partial J/\\partial t\\,\\dot q + \\partial^2 F/\\partial t^2`.
     """
     parts = assemble_eom(lagrangian, F, q, qd, Q_nc, velocity_constraints=velocity_constraints,
                          solver=solver)
@@ -606,7 +772,8 @@ def assemble_eom(
 
     See the module docstring for the equations; returns an :class:`EOMParts`. Rows are the
     holonomic ones (``F``, possibly depending on ``hy.time``) followed by the velocity
-    constraints (see :mod:`quivira.constraint_rows`).
+    constraints (see :mod:`quivira.constraint_rows`). ``W_shift`` adds terms to diagonal
+    entries of :math:`W` (see :func:`_constrain`). Raises as :func:`lagrange_eom`.
     """
     L = _check_scalar_expression(lagrangian, "lagrangian")
     q = as_variables(q, "q")
@@ -617,18 +784,15 @@ def assemble_eom(
     shared = {str(v) for v in q} & {str(v) for v in qd}
     if shared:
         raise ValueError(f"q and qd must be different variables, both contain {sorted(shared)}")
-    if F is None or isinstance(F, hy.expression):
-        raise ValueError("F: expected a sequence of constraint residuals (use [] for none)")
-    F_list = list(as_vector(list(F), "F")) if len(F) else []
+    F_list = _as_rows(F, "F", "constraint residuals")
     G_list = []
     if velocity_constraints is not None:
-        if isinstance(velocity_constraints, hy.expression):
-            raise ValueError("velocity_constraints: expected a sequence of expressions")
-        G_list = list(as_vector(list(velocity_constraints), "velocity_constraints")) \
-            if len(velocity_constraints) else []
+        G_list = _as_rows(velocity_constraints, "velocity_constraints", "expressions")
+    Q = None if Q_nc is None else list(as_vector(Q_nc, "Q_nc", n))
+    _check_solver(solver)
+    _check_variables(L, F_list, G_list, Q, q, qd)
     M_rows, f = _lagrangian_terms(L, q, qd)
-    if Q_nc is not None:
-        Q = as_vector(Q_nc, "Q_nc", n)
+    if Q is not None:
         f = [flat_sum([a, b]) for a, b in zip(f, Q, strict=True)]
     M_dense = np.empty((n, n), dtype=object)
     M_dense[...] = 0.0

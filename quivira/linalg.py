@@ -11,6 +11,10 @@ The factorization is Doolittle's LU without pivoting,
 .. math:: S = L U, \\qquad L_{ii} = 1,
 
 followed by forward substitution :math:`L y = b` and back substitution :math:`U x = y`.
+
+Errors: :class:`TypeError` for an argument or entry of the wrong kind (entries must be real
+numbers or heyoka expressions), :class:`ValueError` for a wrong shape or size,
+:class:`ZeroDivisionError` for a structurally zero pivot.
 """
 
 from __future__ import annotations
@@ -21,7 +25,15 @@ from typing import Any
 import heyoka as hy
 import numpy as np
 
-from ._entries import as_expression, as_matrix, as_vector, flat_sum, is_number, is_zero
+from ._entries import (
+    as_expression,
+    as_matrix,
+    as_vector,
+    flat_sum,
+    is_array_like,
+    is_number,
+    is_zero,
+)
 
 __all__ = [
     "LUFactorization",
@@ -35,7 +47,18 @@ __all__ = [
 
 
 def identity(x: Any) -> Any:
-    """Return the input unchanged (a no-op placeholder)."""
+    """Return the input unchanged (a no-op placeholder).
+
+    Parameters
+    ----------
+    x : object
+        Any Python object.
+
+    Returns
+    -------
+    object
+        ``x`` itself.
+    """
     return x
 
 
@@ -58,9 +81,16 @@ def create_block_diagonal(blocks: list) -> np.ndarray:
 
     Raises
     ------
+    TypeError
+        If ``blocks`` is not a sequence, a block is not an array or nested sequence, or an
+        entry is neither a real number nor a heyoka expression.
     ValueError
         If a block is not a two-dimensional square array.
     """
+    if not is_array_like(blocks):
+        raise TypeError(
+            f"blocks: expected a sequence of square arrays, got {type(blocks).__name__}"
+        )
     mats = [as_matrix(b, f"blocks[{i}]", square=True) for i, b in enumerate(blocks)]
     n = sum(m.shape[0] for m in mats)
     out = np.empty((n, n), dtype=object)
@@ -150,6 +180,9 @@ def gaussian_factorize(S: Any) -> LUFactorization:
 
     Raises
     ------
+    TypeError
+        If ``S`` is not an array or nested sequence, or an entry is neither a real number
+        nor a heyoka expression.
     ValueError
         If ``S`` is not a square two-dimensional array.
     ZeroDivisionError
@@ -209,7 +242,13 @@ def symmetric_factorize(rows: list[dict[int, Any]]) -> LUFactorization:
     ----------
     rows : list of dict
         ``rows[i][j]`` the structurally non-zero entries; only ``j >= i`` is read, so the
-        caller guarantees symmetry (e.g. :math:`W = J M^{-1} J^T`).
+        caller guarantees symmetry (e.g. :math:`W = J M^{-1} J^T`). Not validated: this is
+        the internal routine of the ``"ordered"`` solver of :func:`quivira.lagrange_eom`.
+
+    Returns
+    -------
+    LUFactorization
+        With :math:`U = D L^T`.
 
     Raises
     ------
@@ -265,8 +304,12 @@ def gaussian_solve_factored(factorization: LUFactorization, b: Any) -> np.ndarra
 
     Raises
     ------
+    TypeError
+        If ``factorization`` is not an :class:`LUFactorization`, ``b`` is not a sequence
+        (e.g. a single number), or an entry of ``b`` is neither a real number nor a heyoka
+        expression.
     ValueError
-        If ``b`` does not have ``n`` entries.
+        If ``b`` is not one-dimensional or does not have ``n`` entries.
     """
     if not isinstance(factorization, LUFactorization):
         raise TypeError(
@@ -325,6 +368,9 @@ def gaussian_elimination(S: Any, b: Any) -> np.ndarray:
 
     Raises
     ------
+    TypeError
+        If ``S`` or ``b`` is not an array or sequence, or an entry is neither a real number
+        nor a heyoka expression.
     ValueError
         If ``S`` is not square or ``b`` has an incompatible size.
     ZeroDivisionError
@@ -360,10 +406,13 @@ def invert_matrix(matrix: Any) -> np.ndarray:
 
     Raises
     ------
+    TypeError
+        If ``matrix`` is not an array or nested sequence, or an entry is neither a real
+        number nor a heyoka expression.
     ValueError
         If ``matrix`` is not a square two-dimensional array.
     ZeroDivisionError
-        If a structurally zero pivot is met.
+        If a structurally zero pivot is met (no row pivoting is done).
     """
     A = as_matrix(matrix, "matrix", square=True)
     n = A.shape[0]
@@ -379,7 +428,8 @@ def invert_matrix(matrix: Any) -> np.ndarray:
 
 
 def solve_sparse(f: LUFactorization, b: list) -> list:
-    """Solve with a factorization, returning a plain list (numbers or expressions).
+    """Solve :math:`L U x = b` with a factorization, returning a plain list (numbers or
+    expressions); ``b`` is not validated.
 
     Internal helper for the Lagrangian routines, which keep numbers numeric.
     """

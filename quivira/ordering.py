@@ -38,7 +38,16 @@ def _graph(pattern: list[set[int]]) -> list[set[int]]:
 def reverse_cuthill_mckee(pattern: list[set[int]]) -> list[int]:
     """Reverse Cuthill–McKee order of the graph whose node ``i`` neighbours ``pattern[i]``.
 
-    Returns a permutation ``perm``: new position ``k`` holds old index ``perm[k]``.
+    Parameters
+    ----------
+    pattern : list of set of int
+        ``pattern[i]`` the column indices of the structural non-zeros of row ``i`` (read as
+        a symmetric pattern; the diagonal is ignored).
+
+    Returns
+    -------
+    list of int
+        A permutation ``perm``: new position ``k`` holds old index ``perm[k]``.
     """
     adj = _graph(pattern)
     n = len(adj)
@@ -73,7 +82,18 @@ def reverse_cuthill_mckee(pattern: list[set[int]]) -> list[int]:
 
 def minimum_degree(pattern: list[set[int]]) -> list[int]:
     """Greedy minimum-degree elimination order (with fill tracking) of a symmetric pattern;
-    ties by the elimination height reached so far (see the module docstring), then index."""
+    ties by the elimination height reached so far (see the module docstring), then index.
+
+    Parameters
+    ----------
+    pattern : list of set of int
+        As for :func:`reverse_cuthill_mckee`.
+
+    Returns
+    -------
+    list of int
+        The permutation ``perm`` (new position ``k`` holds old index ``perm[k]``).
+    """
     adj = _graph(pattern)
     alive = set(range(len(adj)))
     height = [0] * len(adj)  # longest chain of eliminations a node's pivot waits for
@@ -92,8 +112,22 @@ def minimum_degree(pattern: list[set[int]]) -> list[int]:
 
 
 def elimination_cost(pattern: list[set[int]], order: list[int]) -> tuple[int, int]:
-    """Eliminate the symmetric pattern in ``order`` structurally: ``(number of non-zeros of
-    the LU factors, height of the elimination tree)``."""
+    """Eliminate the symmetric pattern in ``order`` structurally.
+
+    Parameters
+    ----------
+    pattern : list of set of int
+        As for :func:`reverse_cuthill_mckee`.
+    order : list of int
+        Elimination order (new position ``k`` holds old index ``order[k]``).
+
+    Returns
+    -------
+    tuple of int
+        ``(nnz, height)``: the number of non-zeros of the LU factors (diagonal once,
+        :math:`n + 2\\,|\\text{strict upper triangle of } U|`) and the height of the
+        elimination tree (see :func:`elimination_height`).
+    """
     pos = {old: k for k, old in enumerate(order)}
     adj = [set() for _ in order]
     for i, row in enumerate(pattern):
@@ -114,10 +148,36 @@ def elimination_cost(pattern: list[set[int]], order: list[int]) -> tuple[int, in
 
 def elimination_height(pattern: list[set[int]], order: list[int]) -> int:
     """Length of the longest chain of pivots each depending on the previous one when the
-    symmetric pattern is eliminated in ``order`` (the height of the elimination tree)."""
+    symmetric pattern is eliminated in ``order`` (the height of the elimination tree).
+
+    Parameters
+    ----------
+    pattern : list of set of int
+        As for :func:`reverse_cuthill_mckee`.
+    order : list of int
+        Elimination order.
+
+    Returns
+    -------
+    int
+        The height (``0`` for an empty pattern).
+    """
     return elimination_cost(pattern, order)[1]
 
 
 def fill_count(pattern: list[set[int]], order: list[int]) -> int:
-    """Number of non-zeros of the LU factors of the symmetric pattern eliminated in ``order``."""
+    """Number of non-zeros of the LU factors of the symmetric pattern eliminated in ``order``.
+
+    Parameters
+    ----------
+    pattern : list of set of int
+        As for :func:`reverse_cuthill_mckee`.
+    order : list of int
+        Elimination order.
+
+    Returns
+    -------
+    int
+        Non-zeros of :math:`L + U`, the diagonal counted once.
+    """
     return elimination_cost(pattern, order)[0]
