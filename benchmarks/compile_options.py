@@ -21,19 +21,21 @@ import heyoka as hy
 
 from quivira.examples import chain
 from quivira.lagrangian import assemble_eom
-from quivira.model.builder import build_symbolic, parameter_layout
 from quivira.model.compiled import ode_system
+from quivira.model.persistence import from_dict
+from quivira.model.symbolic import build_symbolic
 
 
 def measure(n_bars: int, compact: bool, opt: int, t_end: float = 10.0) -> dict:
     model = chain(n_bars)
-    sym = build_symbolic(model._data)
+    data, _ = from_dict(model.to_dict())
+    sym = build_symbolic(data)
     parts = assemble_eom(sym.lagrangian, sym.F, sym.q, sym.qd, sym.Q_nc)
     t0 = time.perf_counter()
     ta = hy.taylor_adaptive(ode_system(parts), model.get_initial_state(),
                             compact_mode=compact, opt_level=opt)
     t1 = time.perf_counter()
-    pars = [v for _, v in parameter_layout(model._data)]
+    pars = model.parameter_values()
     ta.pars[:] = pars[: len(ta.pars)]
     ta.propagate_until(t_end)
     t2 = time.perf_counter()

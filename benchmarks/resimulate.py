@@ -36,7 +36,7 @@ def run(t_end: float = 0.3, n_points: int = 151) -> dict:
         "compile_options": first.info and model.compiled().options,
         "decomposition_size": first.info["decomposition_size"],
         "timings_first": {k: v for k, v in first.info.items() if k.endswith("_s")},
-        "cache_entries": len(model._cache), "energy_error_after_edit":
+        "cache_entries": model.n_compiled, "energy_error_after_edit":
             again.relative_energy_error(),
     }
 

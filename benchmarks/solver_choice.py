@@ -25,8 +25,8 @@ import heyoka as hy
 
 from quivira.examples import chain, scissor
 from quivira.model.assembly import assemble_bar_model
-from quivira.model.builder import build_symbolic
 from quivira.model.compiled import ode_system
+from quivira.model.persistence import from_dict
 from quivira.ordering import elimination_height
 
 _U = re.compile(r"u_(\d+)")
@@ -46,8 +46,8 @@ def segments(decomposition: list, n_eq: int) -> int:
 def measure(name: str, model, solver: str) -> dict:
     hy.llvm_state.set_diskcache_enabled(False)
     t0 = time.perf_counter()
-    sym = build_symbolic(model._data)
-    parts, _ = assemble_bar_model(model._data, sym, solver)
+    data, _ = from_dict(model.to_dict())
+    parts = assemble_bar_model(data, solver).parts
     sys_ = ode_system(parts)
     t1 = time.perf_counter()
     ta = hy.taylor_adaptive(sys_, [0.0] * (6 * model.n_bars), compact_mode=True, opt_level=0)

@@ -1,7 +1,7 @@
 """The compiled equations of a bar model (monomial assembly, derived parameters, Baumgarte
 stabilization) against independent references.
 
-* Oracle for the equations: :meth:`bar_joint_model.build_lagrange_eom`, the spec's path, which
+* Oracle for the equations: :meth:`bar_joint_model.build_lagrange_eom`, the term-by-term path, which
   differentiates the Lagrangian and the constraint residuals term by term with numbers as
   constants. At random states, on and off the constraints, the compiled accelerations and
   multipliers with the stabilization switched off must agree with it.
@@ -21,7 +21,6 @@ import pytest
 
 import quivira as qv
 from quivira.examples import chain
-from quivira.model.compiled import evaluate_dynamics, evaluate_geometry, evaluate_outputs
 
 
 def everything_model() -> qv.BarJointModel:
@@ -53,7 +52,7 @@ def everything_model() -> qv.BarJointModel:
 
 
 def oracle(model):
-    """Compiled (qdd, λ) of the spec path, as a function of (state, t)."""
+    """Compiled (qdd, λ) of the term-by-term path, as a function of (state, t)."""
     sys, lam = model.build_lagrange_eom(return_multipliers=True)
     n = model.n_coordinates
     exprs = [rhs for _, rhs in sys[n:]] + list(lam)
@@ -83,16 +82,14 @@ def random_states(model, k, seed):
 def test_compiled_equations_match_the_spec_path_off_the_constraints():
     m = everything_model()
     m.set_stabilization(0.0)
-    cs = m.compiled()
-    pars = m._parameters(cs)
     ref = oracle(m)
     states, times = random_states(m, 12, seed=1)
     for s, t in zip(states, times):
-        got = evaluate_dynamics(cs, s[None, :], pars, t)
+        got = m.matrices(s, t, stabilized=True)  # the integrated equations, α = 0
         qdd_ref, lam_ref = ref(s, t)
-        np.testing.assert_allclose(got["qdd"][0], qdd_ref, rtol=1e-10,
+        np.testing.assert_allclose(got.qdd, qdd_ref, rtol=1e-10,
                                    atol=1e-10 * np.abs(qdd_ref).max())
-        np.testing.assert_allclose(got["lambda_mult"][0], lam_ref, rtol=1e-10,
+        np.testing.assert_allclose(got.lambda_mult, lam_ref, rtol=1e-10,
                                    atol=1e-10 * np.abs(lam_ref).max())
 
 
@@ -100,28 +97,29 @@ def test_stabilization_terms_are_the_baumgarte_correction():
     m = everything_model()
     alpha = 7.0
     m.set_stabilization(alpha)
-    cs = m.compiled()
-    p_alpha, p_zero = m._parameters(cs), m._parameters(cs, stabilized=False)
-    n, n_hol = m.n_coordinates, cs.n_holonomic
-    Minv = 1.0 / m._mass_diag()
+    labels = m.constraint_labels
+    # velocity rows ("lift", the knife edge) follow the holonomic rows
+    n_hol = sum(1 for lb in labels if not lb.startswith(("lift", "knife")))
+    Minv = 1.0 / np.array([w for b in m.bars for w in (b.mass, b.mass, b.mass * b.length**2 / 12)])
+    # the switched-off constraint "off": W_kk + 1, λ_k = 0
+    shift = np.array([1.0 if lb.startswith("off") else 0.0 for lb in labels])
     states, times = random_states(m, 6, seed=2)
     for s, t in zip(states, times):
-        F, J = evaluate_geometry(cs, s[:n], p_zero, t, qd=s[n:])
-        v = evaluate_outputs(cs, s[None, :], p_zero, t)["velocity_residual"][0]
+        d_zero = m.matrices(s, t)
+        chk = m.check_constraint_fulfillment(s, t)
+        F, v, J = chk.position, chk.velocity, d_zero.J
         W = (J * Minv) @ J.T
-        shift = np.where(m._active_rows(cs), 0.0, 1.0)  # inactive rows: W_kk + 1, λ_k = 0
         W[np.diag_indices_from(W)] += shift
         active = 1.0 - shift
         rhs = np.concatenate([2 * alpha * v[:n_hol] + alpha**2 * F[:n_hol],
                               alpha * v[n_hol:]]) * active
         dlam = -np.linalg.solve(W, rhs)
-        d_alpha = evaluate_dynamics(cs, s[None, :], p_alpha, t)
-        d_zero = evaluate_dynamics(cs, s[None, :], p_zero, t)
-        got = d_alpha["lambda_mult"][0] - d_zero["lambda_mult"][0]
-        scale = np.abs(d_alpha["lambda_mult"][0]).max()
+        d_alpha = m.matrices(s, t, stabilized=True)
+        got = d_alpha.lambda_mult - d_zero.lambda_mult
+        scale = np.abs(d_alpha.lambda_mult).max()
         np.testing.assert_allclose(got, dlam, rtol=1e-8, atol=1e-11 * scale)
-        np.testing.assert_allclose(d_alpha["qdd"][0] - d_zero["qdd"][0], Minv * (J.T @ dlam),
-                                   rtol=1e-8, atol=1e-11 * np.abs(d_alpha["qdd"][0]).max())
+        np.testing.assert_allclose(d_alpha.qdd - d_zero.qdd, Minv * (J.T @ dlam),
+                                   rtol=1e-8, atol=1e-11 * np.abs(d_alpha.qdd).max())
         assert np.max(np.abs(dlam)) > 1e-3 * scale  # off the constraints it matters
 
 
@@ -149,7 +147,7 @@ def test_expanded_equations_use_base_parameters_only():
     cf = hy.cfunc(qdd, vars=[*cs.parts.q, *cs.parts.qd])
     states, times = random_states(m, 4, seed=3)
     for s, t in zip(states, times):
-        ref = evaluate_dynamics(cs, s[None, :], cs.parameters(base), t)["qdd"][0]
+        ref = m.matrices(s, t, stabilized=True).qdd
         got = cf(s, pars=base[: cf.nparams], time=t)
         np.testing.assert_allclose(got, ref, rtol=1e-12, atol=1e-12 * np.abs(ref).max())
     sys = cs.ode_system(expand_parameters=True)

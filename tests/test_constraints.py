@@ -1,4 +1,4 @@
-"""Tests of the constraints beyond pins and supports (:mod:`quivira.model.constraint_api`).
+"""Tests of the constraints beyond pins and supports (:mod:`quivira.model.elements`).
 
 Coordinate-vector constraints (Exudyn's ``ObjectConnectorCoordinateVector``), user
 constraints given as heyoka expressions (scleronomic and driven/rheonomic), the active flag,
@@ -122,13 +122,14 @@ def test_validation_messages():
         (dict(X1=[[1, 0, np.nan]]), r"X1: entries must be finite"),
         (dict(X1=[[1, 0, 0]], offset=[np.inf]), r"offset: entries must be finite"),
         (dict(X0=np.ones((1, 1, 3))), r"X0: expected a 2-D matrix, got shape \(1, 1, 3\)"),
-        (dict(X0="ab"), r"X0: expected a numeric matrix"),
         (dict(), r"all empty"),
         (dict(X0=np.zeros((0, 3)), X1=[]), r"all empty"),
     ]
     for kw, msg in cases:
         with pytest.raises(ValueError, match=msg):
             m.add_coordinate_constraint(0, 1, **kw)
+    with pytest.raises(TypeError, match=r"X0: expected a numeric matrix"):  # a wrong type
+        m.add_coordinate_constraint(0, 1, X0="ab")
     with pytest.raises(ValueError, match=r"X0: marker 0 is ground \(bar0 = None\).*\(1, 3\)"):
         m.add_coordinate_constraint(None, 1, X0=[[1, 0, 0]], X1=[[1, 0, 0]])
     with pytest.raises(ValueError, match=r"Y1: marker 1 is ground"):
@@ -139,7 +140,7 @@ def test_validation_messages():
         m.add_coordinate_constraint(1, 1, X0=[[1, 0, 0]], X1=[[1, 0, 0]])
     with pytest.raises(ValueError, match=r"bar1: bar index 5 out of range"):
         m.add_coordinate_constraint(0, 5, X0=[[1, 0, 0]], X1=[[1, 0, 0]])
-    with pytest.raises(ValueError, match="velocity_level must be True or False"):
+    with pytest.raises(TypeError, match="velocity_level must be True or False"):
         m.add_coordinate_constraint(0, 1, X1=[[1, 0, 0]], velocity_level="yes")
     assert m.constraint_names == [] and m.n_constraints == 0  # failed edits change nothing
 
@@ -170,7 +171,7 @@ def test_user_constraint_validation():
         m.add_constraint([x, y + z])
     with pytest.raises(ValueError, match=r"exprs\[0\]: runtime parameters"):
         m.add_constraint(x - hy.par[0])
-    with pytest.raises(ValueError, match=r"exprs\[0\]: expected a heyoka expression, got float"):
+    with pytest.raises(TypeError, match=r"exprs\[0\]: expected a heyoka expression, got float"):
         m.add_constraint([1.0])
     with pytest.raises(ValueError, match="at least one"):
         m.add_constraint([])
@@ -217,11 +218,11 @@ def test_toggle_active_no_recompile():
     tr_on = simulate_strict(m, 1.0, 11)
     lam_on = tr_on.lambda_mult.copy()
     cs = m.compiled()
-    assert len(m._cache) == 1
+    assert m.n_compiled == 1
 
     m.set_constraint_active("tie", False)
     tr_off = simulate_strict(m, 1.0, 11)
-    assert len(m._cache) == 1 and m.compiled() is cs
+    assert m.n_compiled == 1 and m.compiled() is cs
     assert np.all(tr_off.lambda_mult == 0.0)
     assert np.all(tr_off.constraint_output("tie", "Force") == 0.0)
     np.testing.assert_allclose(tr_off.q[:, 0], tr_off.t**2, rtol=0, atol=1e-13)
@@ -230,7 +231,7 @@ def test_toggle_active_no_recompile():
 
     m.set_constraint_active("tie", True)
     tr_again = simulate_strict(m, 1.0, 11)
-    assert len(m._cache) == 1 and m.compiled() is cs
+    assert m.n_compiled == 1 and m.compiled() is cs
     np.testing.assert_array_equal(tr_again.q, tr_on.q)
     np.testing.assert_array_equal(tr_again.lambda_mult, lam_on)
 
@@ -238,7 +239,7 @@ def test_toggle_active_no_recompile():
     m.set_constraint_offset("tie", [2.0, 0.0, 0.0])
     m.set_init_bar_attitude(1, 2.0, 0.0, 0.0)
     tr2 = simulate_strict(m, 1.0, 11)
-    assert len(m._cache) == 1 and m.compiled() is cs
+    assert m.n_compiled == 1 and m.compiled() is cs
     np.testing.assert_allclose(tr2.q[:, 3] - tr2.q[:, 0], 2.0, rtol=0, atol=1e-13)
 
 
@@ -259,7 +260,7 @@ def test_inactive_from_start_and_by_index():
         m.simulate(1.0, 11)
     m.set_init_bar_attitude(0, 0.0, 5.0, 0.0)
     tr = simulate_strict(m, 1.0, 11)
-    assert m.compiled() is cs and len(m._cache) == 1
+    assert m.compiled() is cs and m.n_compiled == 1
     np.testing.assert_allclose(tr.q[:, 1], 5.0, rtol=0, atol=1e-13)
     np.testing.assert_allclose(tr.constraint_output("floor", "Force")[:, 0], G, rtol=1e-13)
 
@@ -287,7 +288,7 @@ def test_velocity_level_linear_and_toggle():
     cs = m.compiled()
     m.set_constraint_active(nm, False)
     tr = simulate_strict(m, 2.0, 21)
-    assert m.compiled() is cs and len(m._cache) == 1
+    assert m.compiled() is cs and m.n_compiled == 1
     assert np.all(tr.lambda_mult == 0.0)
     np.testing.assert_allclose(tr.q[:, 0], t**2, rtol=0, atol=1e-12)
     np.testing.assert_allclose(tr.q[:, 3], 1.0 + 0.5 * t, rtol=0, atol=1e-12)

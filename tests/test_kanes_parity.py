@@ -263,9 +263,9 @@ def test_bar_model_forms_vs_hand_built_lagranges():
 
 
 def test_forms_of_model_with_inactive_constraint_are_solvable():
-    """KNOWN BUG (fails): an inactive coordinate constraint (active=False, λ = 0 through a
-    shift of W) leaves a zero row and column in mass_matrix_full, so the augmented system
-    cannot be solved as SymPy's rhs() does, although rhs() itself is right."""
+    """An inactive coordinate constraint (active=False, λ = 0 through a shift of W) has a zero
+    row of J and a 1 in the λ block of mass_matrix_full, so the augmented system is solvable
+    as SymPy's rhs() solves it, and agrees with rhs()."""
     model = examples.chain(2, angle=-0.3)
     model.add_coordinate_constraint(None, 1, X1=[[0, 0, 1]], offset=[-0.3], active=False)
     forms = model.mass_matrix_forms()
@@ -488,8 +488,8 @@ def test_tangent_linear_model_at_rest_off_equilibrium_vs_sympy():
 
 
 def test_tangent_linear_model_at_moving_operating_point_vs_sympy():
-    """KNOWN BUG (fails): with qd_op != 0 the A_q block misses S A_qd (∂T/∂z δz) ż0, the
-    change of the velocity tangent map q̇ = T(q) ż along δz (off by ~0.8 here)."""
+    """With qd_op != 0 the A_q block includes S A_qd (∂T/∂z δz) ż0, the change of the velocity
+    tangent map q̇ = T(q) ż along δz (without it A would be off by ~0.8 here)."""
     Lb, mb, th, w = 1.2, 0.9, (-1.2, -0.9), (0.8, -1.3)
     model = examples.chain(2, length=Lb, mass=mb, angle=-0.3)
     q_op, qd_op = double_bar_state(Lb, th, w)

@@ -40,7 +40,7 @@ def test_replace_with_keeps_object_observers_and_cache():
     assert seen == ["replaced"] and m.bars[0].mass == 3.0
     assert m.is_compiled()  # same topology: the compiled code is reused
     assert m.to_dict() == other.to_dict()
-    with pytest.raises(ValueError, match="expected a bar_joint_model"):
+    with pytest.raises(TypeError, match="expected a bar_joint_model"):
         m.replace_with({"bars": []})
 
 

@@ -434,18 +434,20 @@ def test_editor_assemble(model):
 def test_editor_save_load_and_upload(model, tmp_path):
     ed = ModelEditor(model)
     loaded = []
-    ed.on_model_loaded(loaded.append)
+    model.observe(loaded.append)
     model.set_bar_mass(0, 4.5)
     path = tmp_path / "m.json"
     ed.path.value = str(path)
     ed.save_button.click()
     assert ed.messages["model"].kind == "ok" and path.exists()
-    ed.load_button.click()
-    assert len(loaded) == 1 and ed.model is loaded[0] and ed.model is not model
+    model.set_bar_mass(0, 1.0)
+    loaded.clear()
+    ed.load_button.click()  # the file replaces the content of the same model object
+    assert loaded == ["replaced"] and ed.model is model
     assert ed.model.bars[0].mass == 4.5
     ed.path.value = str(tmp_path / "missing.json")
     ed.load_button.click()
-    assert "no file" in ed.messages["model"].text and len(loaded) == 1
+    assert "no file" in ed.messages["model"].text and loaded == ["replaced"]
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")
     ed.path.value = str(bad)
@@ -713,12 +715,12 @@ def test_studio_load_replaces_model_everywhere(model, tmp_path):
     chain(3).save(path)
     s.editor.path.value = str(path)
     s.editor.load_button.click()
-    new = s.model
-    assert new is not model and new.n_bars == 3
-    assert s.view.model is s.player.model is s.inspector.model is s.editor.model is new
-    assert len(s.view.bar_lines) == 3
-    model.set_bar_mass(0, 9.0)  # the old model is no longer observed
+    # the file's content replaces the model's: the same object, every panel follows
+    assert s.model is model and model.n_bars == 3
+    assert s.view.model is s.player.model is s.inspector.model is s.editor.model is model
     assert len(s.view.bar_lines) == 3 and "3 bars" in s.status.value
+    model.add_bar_at_attitude(5.0, 0.0, 0.0, 1.0, 1.0)  # still observed
+    assert len(s.view.bar_lines) == 4 and "4 bars" in s.status.value
     s.close()
 
 

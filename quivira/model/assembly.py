@@ -1,10 +1,11 @@
 """The equations of motion of a bar model, assembled from sums of monomials.
 
 Same equations as :func:`quivira.lagrangian.assemble_eom` for the model's Lagrangian (see
-:mod:`quivira.model.builder`), built for speed of the compiled integrator:
+:mod:`quivira.model.symbolic`), built for speed of the compiled integrator:
 
 1. :math:`M = \\operatorname{diag}(m_i, m_i, m_i L_i^2/12)` is constant, so the applied
-   accelerations are :math:`\\ddot q_a = -g\\,e_y + M^{-1} f` with :math:`f` the point loads.
+   accelerations are :math:`\\ddot q_a = -g\\,e_y + M^{-1} f` with :math:`f` the generalized
+   forces of the loads.
 2. Every constraint row is a :data:`~quivira.model.monomials.Poly` in the coordinates
    (:math:`x_i, y_i`, :math:`\\cos θ_i`, :math:`\\sin θ_i`) and, for velocity rows, the
    velocities. Differentiating the polys gives, row by row,
@@ -17,7 +18,7 @@ Same equations as :func:`quivira.lagrangian.assemble_eom` for the model's Lagran
    atom.
 3. :math:`W = J M^{-1} J^T` entry by entry as polys (for a bar, the atoms
    :math:`\\sin^2θ, \\sin θ\\cos θ, \\cos^2θ` serve every entry it couples), with the diagonal
-   shifts that switch coordinate-constraint rows off.
+   shifts that switch the rows of switchable constraints off.
 4. Right-hand side with Baumgarte stabilization at rate :math:`α` (runtime parameter
    ``("stabilization",)``):
 
@@ -38,7 +39,7 @@ Coefficients (products of lengths, inverse masses, α, ...) become derived runti
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from dataclasses import dataclass
 
 import heyoka as hy
 
@@ -46,8 +47,9 @@ from .._entries import as_expression, is_zero
 from ..constraint_rows import holonomic_rows, velocity_rows
 from ..lagrangian import EOMParts, _solve_W
 from . import monomials as mo
-from .builder import SymbolicModel, parameter_layout
-from .components import ModelData
+from .data import ModelData
+from .elements.base import is_expression
+from .symbolic import Collected, collect, parameter_layout, variables
 
 __all__ = ["assemble_bar_model"]
 
@@ -122,69 +124,10 @@ def _velocity(g: mo.Poly, shift=None) -> _Row:
     return _Row(J, c, g, None, shift)
 
 
-def _structural_rows(data: ModelData, P: Callable[..., int]) -> tuple[list, list]:
-    """Holonomic and velocity rows of joints, supports, coordinate constraints and knife
-    edges, in the order of :func:`~quivira.model.builder.build_symbolic`; user rows are
-    left as ``("user", k, r)`` placeholders."""
-
-    def point(i: int, sl: int, sign: float, axis: int) -> mo.Poly:
-        # sign * (x_i + sL cos θ_i) or sign * (y_i + sL sin θ_i)
-        trig = f"c{i}" if axis == 0 else f"s{i}"
-        return mo.add(mo.monomial((f"q{3 * i + axis}",), sign), mo.monomial((trig,), sign, sl))
-
-    hol, vel = [], []
-    for j, jt in enumerate(data.joints):
-        b0 = jt.bars[0]
-        for k in range(1, len(jt.bars)):
-            for axis in (0, 1):
-                hol.append(_holonomic(mo.add(point(jt.bars[k], P("joint", j, k, "sL"), 1.0, axis),
-                                             point(b0, P("joint", j, 0, "sL"), -1.0, axis))))
-    for k, sp in enumerate(data.supports):
-        for axis, free, key in ((0, sp.free_x, "x"), (1, sp.free_y, "y")):
-            if not free:
-                F = mo.add(point(sp.bar, P("support", k, "sL"), 1.0, axis),
-                           mo.constant(-1.0, P("support", k, key)))
-                hol.append(_holonomic(F))
-    vel_cc = []
-    for k, cc in enumerate(data.coordinate_constraints):
-        a = P("cc", k, "active")
-        shift = mo.add(mo.constant(1.0), mo.constant(-1.0, a))
-        letter = "v" if cc.velocity_level else "q"
-        for r in range(cc.n_rows):
-            terms = [mo.constant(-1.0, a, P("cc", k, "offset", r))]
-            for bar, X, Y, sign in ((cc.bar1, cc.X1, cc.Y1, 1.0), (cc.bar0, cc.X0, cc.Y0, -1.0)):
-                if bar is None:
-                    continue
-                for mat, power in ((X, 1), (Y, 2)):
-                    if mat is None:
-                        continue
-                    for j, coef in enumerate(mat[r]):
-                        if coef != 0.0:
-                            name = f"{letter}{3 * bar + j}"
-                            terms.append(mo.monomial((name,) * power, sign * coef, a))
-            row = mo.add(*terms)
-            (vel_cc.append(_velocity(row, shift)) if cc.velocity_level
-             else hol.append(_holonomic(row, shift)))
-    for k, uc in enumerate(data.user_constraints):
-        if not uc.velocity_level:
-            hol.extend(("user", k, r) for r in range(len(uc.exprs)))
-    vel.extend(vel_cc)
-    for k, uc in enumerate(data.user_constraints):
-        if uc.velocity_level:
-            vel.extend(("user", k, r) for r in range(len(uc.exprs)))
-    for k, ke in enumerate(data.knife_edges):
-        i = ke.bar
-        g = mo.add(mo.monomial((f"s{i}", f"v{3 * i}"), -1.0),
-                   mo.monomial((f"c{i}", f"v{3 * i + 1}"), 1.0),
-                   mo.monomial((f"v{3 * i + 2}",), 1.0, P("knife", k, "sL")))
-        vel.append(_velocity(g))
-    return hol, vel
-
-
-def _opaque_rows(exprs: list, sym: SymbolicModel, atoms: mo.AtomTable, holonomic: bool):
+def _opaque_rows(exprs: list, q: list, qd: list, atoms: mo.AtomTable, holonomic: bool):
     """Rows of user expressions, each entry of J, c, v, F one opaque atom."""
-    built = holonomic_rows(exprs, sym.q, sym.qd) if holonomic else \
-        velocity_rows(exprs, sym.q, sym.qd, allow_nonlinear=True)
+    built = holonomic_rows(exprs, q, qd) if holonomic else \
+        velocity_rows(exprs, q, qd, allow_nonlinear=True)
 
     def poly(e) -> mo.Poly:
         if is_zero(e):
@@ -201,62 +144,66 @@ def _opaque_rows(exprs: list, sym: SymbolicModel, atoms: mo.AtomTable, holonomic
     return out
 
 
-def assemble_bar_model(data: ModelData, sym: SymbolicModel, solver="ordered"
-                       ) -> tuple[EOMParts, mo.Coefficients]:
-    """Build the model's :class:`~quivira.lagrangian.EOMParts` (see the module docstring)
-    and the registry of derived parameters its expressions use."""
+@dataclass
+class BarAssembly:
+    """The assembled equations of a bar model and what the compiled outputs need."""
+
+    #: the equations (:class:`~quivira.lagrangian.EOMParts`)
+    parts: EOMParts
+    #: the derived runtime parameters the expressions use
+    coefficients: mo.Coefficients
+    #: the element definitions they come from (:func:`~quivira.model.symbolic.collect`)
+    collected: Collected
+    #: :math:`F(q, t)` per row (0 for velocity rows)
+    position_residual: list
+    #: kinetic and potential energy (gravity and conservative loads)
+    kinetic: hy.expression
+    potential: hy.expression
+
+
+def assemble_bar_model(data: ModelData, solver="ordered") -> BarAssembly:
+    """Build the model's equations (see the module docstring)."""
     layout = parameter_layout(data)
     index = {key: k for k, (key, _) in enumerate(layout)}
-
-    def P(*key) -> int:
-        return index[key]
-
+    col = collect(data, index)
     coefs = mo.Coefficients(len(layout))
     n_bars = len(data.bars)
     n = 3 * n_bars
+    q, qd = variables(n_bars)
     factors = {}
     for i in range(n_bars):
-        th = sym.q[3 * i + 2]
+        th = q[3 * i + 2]
         factors[f"c{i}"], factors[f"s{i}"] = hy.cos(th), hy.sin(th)
     for j in range(n):
-        factors[f"q{j}"], factors[f"v{j}"] = sym.q[j], sym.qd[j]
+        factors[f"q{j}"], factors[f"v{j}"] = q[j], qd[j]
     atoms = mo.AtomTable(factors)
 
-    # --- rows, in the order of the labels
-    hol, vel = _structural_rows(data, P)
+    # --- rows, in the order of the labels; consecutive user rows are derived together
     rows: list[_Row] = []
-    for group, holonomic in ((hol, True), (vel, False)):
+    for group, holonomic in ((col.rows[:col.n_holonomic], True),
+                             (col.rows[col.n_holonomic:], False)):
+        shifts = (col.shifts[:col.n_holonomic] if holonomic else col.shifts[col.n_holonomic:])
         pending: list = []
-        for r in group + [None]:
-            if isinstance(r, tuple):
-                pending.append(data.user_constraints[r[1]].exprs[r[2]])
+        for r, shift in list(zip(group, shifts)) + [(None, None)]:
+            if r is not None and is_expression(r.value):
+                pending.append(r.value)
                 continue
             if pending:
-                rows.extend(_opaque_rows(pending, sym, atoms, holonomic))
+                rows.extend(_opaque_rows(pending, q, qd, atoms, holonomic))
                 pending = []
             if r is not None:
-                rows.append(r)
-    n_hol = len(sym.F)
+                rows.append(_holonomic(r.value, shift) if holonomic
+                            else _velocity(r.value, shift))
+    n_hol = col.n_holonomic
     m = len(rows)
 
-    # --- applied accelerations qdd_a = -g e_y + M^-1 f, f the point loads (gravity is -g
-    # exactly, so that it cancels exactly where two bars' rows meet)
-    inv_m = [mo.constant(1.0, P("bar", i, "inv_mass")) for i in range(n_bars)]
-    inv_M = [inv_m[j // 3] if j % 3 < 2 else mo.constant(1.0, P("bar", j // 3, "inv_inertia"))
-             for j in range(n)]
-    f: list[mo.Poly] = [{} for _ in range(n)]
-    for k, fo in enumerate(data.forces):
-        i = fo.bar
-        fx, fy, tau, sl = (P("force", k, w) for w in ("fx", "fy", "torque", "sL"))
-        f[3 * i] = mo.add(f[3 * i], mo.constant(1.0, fx))
-        f[3 * i + 1] = mo.add(f[3 * i + 1], mo.constant(1.0, fy))
-        f[3 * i + 2] = mo.add(f[3 * i + 2], mo.constant(1.0, tau),
-                              mo.monomial((f"c{i}",), 1.0, sl, fy),
-                              mo.monomial((f"s{i}",), -1.0, sl, fx))
+    # --- applied accelerations qdd_a = -g e_y + M^-1 f, f the loads' generalized forces
+    # (gravity is -g exactly, so that it cancels exactly where two bars' rows meet)
+    inv_M = [mo.constant(1.0, p) for p in col.inv_mass_params]
+    f = col.Q
     qdd_a = [mo.mul(inv_M[j], f[j]) for j in range(n)]
     for i in range(n_bars):
-        qdd_a[3 * i + 1] = mo.add(qdd_a[3 * i + 1], mo.constant(-1.0, P("g",)))
-
+        qdd_a[3 * i + 1] = mo.add(qdd_a[3 * i + 1], mo.constant(-1.0, index[("g",)]))
     # --- W = J M^-1 J^T (upper triangle, mirrored) and the right-hand side
     rows_of_col: dict[int, list[int]] = {}
     for k, r in enumerate(rows):
@@ -278,7 +225,7 @@ def assemble_bar_model(data: ModelData, sym: SymbolicModel, solver="ordered"
             if not is_zero(w):
                 W_rows[k][ell] = w
                 W_rows[ell][k] = w
-    alpha = P("stabilization",)
+    alpha = index[("stabilization",)]
     rhs = []
     for r in rows:
         terms = [r.c] + [mo.mul(x, qdd_a[j]) for j, x in r.J.items() if qdd_a[j]]
@@ -314,12 +261,17 @@ def assemble_bar_model(data: ModelData, sym: SymbolicModel, solver="ordered"
     for r in rows:
         row = {j: expr(x) for j, x in sorted(r.J.items())}
         J_rows.append({j: x for j, x in row.items() if not is_zero(x)})
+    applied = [mo.add(f[j], mo.constant(1.0, col.weight_params[j // 3]) if j % 3 == 1 else {})
+               for j in range(n)]
     parts = EOMParts(
-        q=list(sym.q), qd=list(sym.qd),
-        M_rows=[{i: x} for i, x in enumerate(sym.mass_diag)],
-        f=list(sym.applied), J_rows=J_rows, Jdqd=[expr(r.c) for r in rows],
+        q=list(q), qd=list(qd),
+        M_rows=[{j: hy.par[p]} for j, p in enumerate(col.mass_params)],
+        f=[as_expression(expr(x)) for x in applied], J_rows=J_rows,
+        Jdqd=[expr(r.c) for r in rows],
         qdd_a=[expr(x) for x in qdd_a], qdd=[as_expression(x) for x in qdd],
         lambda_mult=list(lam), W_rows=W_rows, W_solve=W_solve,
         velocity_residual=[expr(r.v) for r in rows], n_holonomic=n_hol,
-        W_shift=sym.W_shift)
-    return parts, coefs
+        W_shift={k: as_expression(expr(p)) for k, p in enumerate(col.shifts) if p is not None})
+    F = [as_expression(0.0 if r.F is None else expr(r.F)) for r in rows]
+    return BarAssembly(parts, coefs, col, F, as_expression(expr(col.kinetic)),
+                       as_expression(expr(col.potential)))

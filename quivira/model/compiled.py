@@ -1,12 +1,12 @@
 """Compiled code of a model topology: the Taylor integrator and the output functions.
 
 A :class:`CompiledSystem` is built once per topology (see
-:func:`quivira.model.builder.topology_key`) and integration tolerance, with every numeric
+:func:`quivira.model.symbolic.topology_key`) and integration tolerance, with every numeric
 datum a runtime parameter. Changing a length, mass, g, force or support position only
 changes the parameter vector ``pars``; the compiled integrator is reused.
 
 The expressions come from :func:`quivira.model.assembly.assemble_bar_model`: besides the
-model's own parameters (:func:`~quivira.model.builder.parameter_layout`, the *base* ones) they
+model's own parameters (:func:`~quivira.model.symbolic.parameter_layout`, the *base* ones) they
 use *derived* parameters, polynomials in the base ones (see
 :class:`~quivira.model.monomials.Coefficients`); :meth:`CompiledSystem.parameters` gives the
 whole vector that the integrator and the compiled functions take.
@@ -30,21 +30,20 @@ import numpy as np
 
 from .._entries import as_expression
 from ..lagrangian import first_order_system
-from .assembly import assemble_bar_model
-from .builder import SymbolicModel, build_symbolic
-from .components import ModelData
+from .assembly import BarAssembly, assemble_bar_model
+from .data import ModelData
 from .monomials import Coefficients
 
 
 def default_compile_options(n_coordinates: int, purpose: str = "interactive") -> dict:
     """heyoka ``compact_mode`` / ``opt_level`` chosen by size and purpose.
 
-    Measured on the 2-core development machine (``benchmarks/compile_options.py``, results in
-    ``benchmarks/results/``): compact mode at ``opt_level=0`` compiles fastest at every size
-    (a 4-bar chain: 0.13 s, against 2 s non-compact at level 0 and 4–200 s at levels 1–3),
-    while ``opt_level=1`` runs about 3x faster. ``"interactive"`` (edits in a widget,
-    short runs) takes compact/0; ``"long"`` takes compact/1, except tiny systems
-    (up to 2 bars), where non-compact code at level 0 is both quick to build and fast.
+    Compact mode at ``opt_level=0`` compiles fastest at every size, by one to three orders of
+    magnitude against non-compact code or higher levels, while ``opt_level=1`` runs about 3x
+    faster (measured by ``benchmarks/compile_options.py``, figures in
+    ``benchmarks/results/``). ``"interactive"`` (edits in a widget, short runs) takes
+    compact/0; ``"long"`` takes compact/1, except tiny systems (up to 2 bars), where
+    non-compact code at level 0 is both quick to build and fast.
     """
     if purpose == "interactive":
         return {"compact_mode": True, "opt_level": 0}
@@ -59,7 +58,8 @@ def default_compile_options(n_coordinates: int, purpose: str = "interactive") ->
 class CompiledSystem:
     """Integrator and output functions of one topology; see the module docstring."""
 
-    symbolic: SymbolicModel
+    #: the assembled equations and the element definitions they come from
+    assembly: BarAssembly
     parts: object
     ta: object
     #: compiled [T, V, F (m rows), J qd (m rows), entries of J at J_pattern] of (q, qd, t)
@@ -79,6 +79,21 @@ class CompiledSystem:
     extra: dict = field(default_factory=dict, repr=False)
 
     @property
+    def q(self) -> list:
+        """The coordinate variables."""
+        return self.parts.q
+
+    @property
+    def qd(self) -> list:
+        """The velocity variables."""
+        return self.parts.qd
+
+    @property
+    def labels(self) -> list[str]:
+        """One label per constraint row."""
+        return self.assembly.collected.labels
+
+    @property
     def singularity(self):
         """Compiled pivot ratios :math:`d_k/W_{kk}` of the state alone (the factorization of
         W, not the solves): what the singularity monitor of ``simulate`` evaluates after every
@@ -87,7 +102,7 @@ class CompiledSystem:
         if fn is None:
             t0 = time.perf_counter()
             ratios = singularity_measures(self.parts) or [hy.expression(1.0)]
-            fn = hy.cfunc(ratios, vars=[*self.symbolic.q, *self.symbolic.qd],
+            fn = hy.cfunc(ratios, vars=[*self.q, *self.qd],
                           **self.cfunc_options)
             self.extra["singularity"] = fn
             self.timings["compile_singularity_s"] = time.perf_counter() - t0
@@ -101,7 +116,7 @@ class CompiledSystem:
             exprs = [as_expression(x) for x in self.parts.lambda_mult]
             exprs += singularity_measures(self.parts)
             exprs += [as_expression(x) for x in self.parts.qdd]
-            self._dynamics = hy.cfunc(exprs, vars=[*self.symbolic.q, *self.symbolic.qd],
+            self._dynamics = hy.cfunc(exprs, vars=[*self.q, *self.qd],
                                       **self.cfunc_options)
             self.timings["compile_dynamics_s"] = time.perf_counter() - t0
         return self._dynamics
@@ -152,29 +167,28 @@ def compile_system(data: ModelData, tol: float | None, options: dict,
                    solver: str = "ordered") -> CompiledSystem:
     """Build and compile the integrator and output functions for the topology of ``data``."""
     t0 = time.perf_counter()
-    sym = build_symbolic(data, use_pars=True)
-    parts, coefficients = assemble_bar_model(data, sym, solver)
+    asm = assemble_bar_model(data, solver)
+    parts = asm.parts
     sys = ode_system(parts)
-    n, m = len(sym.q), len(parts.lambda_mult)
+    n, m = len(parts.q), len(parts.lambda_mult)
     t1 = time.perf_counter()
     kwargs = dict(options)
     if tol is not None:
         kwargs["tol"] = tol
     ta = hy.taylor_adaptive(sys, [0.0] * (2 * n), **kwargs)  # pars: those the ODE uses
     t2 = time.perf_counter()
-    pos_res = [as_expression(x) for x in sym.F] + [hy.expression(0.0)] * (m - len(sym.F))
     pattern = [(k, j) for k, row in enumerate(parts.J_rows) for j in row]
     # one compiled function for all outputs: [T, V, F (m), v (m), J entries (pattern)]
-    out_exprs = [sym.kinetic, sym.potential] + pos_res
+    out_exprs = [asm.kinetic, asm.potential] + list(asm.position_residual)
     out_exprs += [as_expression(x) for x in parts.velocity_residual]
     out_exprs += [as_expression(parts.J_rows[k][j]) for k, j in pattern]
     cf_opts = {k: options[k] for k in ("compact_mode", "opt_level") if k in options}
     cf_opts["batch_size"] = 1  # one scalar kernel: half the compile time of the SIMD pair
-    outputs = hy.cfunc(out_exprs, vars=[*sym.q, *sym.qd], **cf_opts)
+    outputs = hy.cfunc(out_exprs, vars=[*parts.q, *parts.qd], **cf_opts)
     t3 = time.perf_counter()
     timings = {"build_s": t1 - t0, "compile_integrator_s": t2 - t1, "compile_outputs_s": t3 - t2}
-    return CompiledSystem(sym, parts, ta, outputs, pattern, n, m, parts.n_holonomic,
-                          tol, dict(options), coefficients, timings, cf_opts)
+    return CompiledSystem(asm, parts, ta, outputs, pattern, n, m, parts.n_holonomic,
+                          tol, dict(options), asm.coefficients, timings, cf_opts)
 
 
 def _time_kw(cf, t):

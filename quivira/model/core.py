@@ -1,19 +1,27 @@
-"""The planar bar-joint model: building, editing, checking and simulating linkages.
+"""The planar bar-joint model: the public façade over data, edits, simulation and analysis.
 
-State layout: ``[q..., qd...]`` with all coordinates first; per bar ``(x, y, θ)`` of its
-centre. A point of a bar is centre + s·L·(cos θ, sin θ), s in [-0.5, 0.5]; inertia
-m L²/12 about the centre; gravity g along −y (``set_g``).
+:class:`bar_joint_model` composes three parts, each with one job:
+
+* a :class:`~quivira.model.editing.ModelEditor` — the data (bars and elements), copy-on-write
+  edits and observers;
+* a :class:`~quivira.model.simulator.Simulator` — the compiled-code cache, checks, assembly,
+  simulation and the numbers at a state;
+* a :class:`~quivira.model.linearize.Linearizer` built on demand from explicit inputs.
+
+Every method here validates its arguments through the element classes
+(:mod:`quivira.model.elements`) and delegates. State layout: ``[q..., qd...]`` with all
+coordinates first; per bar ``(x, y, θ)`` of its centre. A point of a bar is
+centre + s·L·(cos θ, sin θ), s in [-0.5, 0.5]; inertia m L²/12; gravity g along −y
+(``set_g``). Units are those of the data: SI (m, kg, s, N) in all examples.
 """
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import json
 import math
-import warnings
-from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -21,32 +29,37 @@ import heyoka as hy
 import numpy as np
 
 from ..lagrangian import assemble_eom, eom_result
-from . import geometry as geo
 from . import persistence
-from .builder import build_symbolic, parameter_layout
-from .compiled import (
-    CompiledSystem,
-)
-from .components import (
-    Bar,
-    Force,
-    Joint,
-    ModelData,
+from .data import Bar, ModelData
+from .editing import ModelEditor
+from .elements import (
+    KINDS,
+    CoordinateConstraint,
+    KnifeEdge,
+    PinJoint,
+    PointLoad,
     Support,
-    check_flag,
+    UserConstraint,
+)
+from .elements.pin_joint import infer_joints
+from .elements.user import check_rows
+from .linearize import Linearization, Linearizer, Modes
+from .results import AssemblyReport, ConstraintCheck, Sparsity, StateMatrices
+from .simulator import ConstraintWarning, Simulator, initial_state, mass_diagonal
+from .symbolic import build_symbolic, parameter_layout, parameter_symbols, topology_key
+from .trajectory import Trajectory
+from .validation import (
+    check_point,
     check_positive,
     check_real,
-    check_s,
     check_stabilization,
 )
-from .constraint_api import ConstraintMethods
-from .simulation import ConstraintCheck, ConstraintWarning, SimulationMethods
 
 __all__ = ["BarJointModel", "ConstraintCheck", "ConstraintWarning", "bar_joint_model"]
 
 
-class bar_joint_model(ConstraintMethods, SimulationMethods):  # noqa: N801 - API name
-    """Assembly of articulated bars with joints, supports, and external loads.
+class bar_joint_model:  # noqa: N801 - API name
+    """Assembly of articulated bars with joints, supports, constraints and loads.
 
     Parameters
     ----------
@@ -61,85 +74,91 @@ class bar_joint_model(ConstraintMethods, SimulationMethods):  # noqa: N801 - API
     .. math:: \\mathcal L = \\sum_i \\tfrac12 m_i(\\dot x_i^2 + \\dot y_i^2)
               + \\tfrac12\\tfrac{m_i L_i^2}{12}\\dot θ_i^2 - m_i g y_i
 
-    with joint and support constraints and point loads (see
-    :mod:`quivira.model.builder`). Numeric data enter the compiled code as runtime
-    parameters, and compiled integrators are cached by topology, so value edits
-    (length, mass, g, forces, support positions, joint points) re-simulate without
-    recompiling.
+    with the rows and loads of the model's elements (see :mod:`quivira.model.elements`).
+    Numeric data enter the compiled code as runtime parameters, and compiled integrators are
+    cached by topology, so value edits (length, mass, g, forces, support positions, joint
+    points) re-simulate without recompiling.
     """
 
     def __init__(self, tolerance: float = 1e-10) -> None:
-        self.tolerance = check_positive(tolerance, "tolerance")
-        self._data = ModelData()
-        self._cache: OrderedDict[tuple, CompiledSystem] = OrderedDict()
-        self._observers: list[Callable] = []
-        self._batch_depth = 0
-        self._batch_changes: list[str] = []
-        self.revision = 0
-        self.cache_size = 8
-        #: how W λ = r is solved symbolically: "ordered" (fill-reducing permutation, measured
-        #: smaller and faster to compile on lattices: benchmarks/solver_choice.py) or "lu"
-        self.solver = "ordered"
+        self.tolerance = tolerance
+        self._editor = ModelEditor()
+        self._simulator = Simulator()
         self.F: list = []
         self.q: list = []
         self.qd: list = []
 
+    @property
+    def _data(self) -> ModelData:
+        return self._editor.data
+
+    # ------------------------------------------------------------------ settings
+    @property
+    def tolerance(self) -> float:
+        """Largest constraint residual accepted as fulfilled (length, or length/time)."""
+        return self._tolerance
+
+    @tolerance.setter
+    def tolerance(self, value: float) -> None:
+        self._tolerance = check_positive(value, "tolerance")
+
+    @property
+    def solver(self) -> str:
+        """How :math:`W\\lambda = r` is solved symbolically: ``"ordered"`` (fill-reducing
+        symmetric permutation and :math:`LDL^T`; the default, smaller equations on lattices
+        and chains) or ``"lu"``."""
+        return self._simulator.solver
+
+    @solver.setter
+    def solver(self, value: str) -> None:
+        self._simulator.solver = value
+
+    @property
+    def cache_size(self) -> int:
+        """How many compiled systems (topologies × options) are kept, default 8."""
+        return self._simulator.cache_size
+
+    @cache_size.setter
+    def cache_size(self, value: int) -> None:
+        self._simulator.cache_size = value
+
+    @property
+    def n_compiled(self) -> int:
+        """Number of compiled systems held in the cache (at most :attr:`cache_size`)."""
+        return self._simulator.n_cached
+
+    @property
+    def revision(self) -> int:
+        """Counter of committed edits (changes whenever the model changes)."""
+        return self._editor.revision
+
     # ------------------------------------------------------------------ observers
     def observe(self, callback: Callable[[str], None]) -> None:
         """Call ``callback(what)`` after every change of the model (``what`` names it)."""
-        if callback not in self._observers:
-            self._observers.append(callback)
+        self._editor.observe(callback)
 
     def unobserve(self, callback: Callable[[str], None]) -> None:
         """Stop calling ``callback`` on changes."""
-        if callback in self._observers:
-            self._observers.remove(callback)
+        self._editor.unobserve(callback)
 
-    def _commit(self, data: ModelData, what: str) -> None:
-        self._data = data
-        self.revision += 1
-        if self._batch_depth:
-            self._batch_changes.append(what)
-            return
-        self._notify(what)
-
-    def _notify(self, what: str) -> None:
-        for cb in list(self._observers):
-            try:
-                cb(what)
-            except Exception as exc:  # an observer's bug must not undo or hide the edit
-                warnings.warn(f"model observer {cb!r} failed on {what!r}: {exc!r}",
-                              RuntimeWarning, stacklevel=3)
-
-    @contextlib.contextmanager
-    def batch(self):
+    @contextmanager
+    def batch(self) -> Iterator[bar_joint_model]:
         """Group edits: observers are told once, at the end (``what`` = ``"batch: ..."``).
 
         If an edit inside raises, the edits made before it are kept (each edit is
         validated on its own) and observers are still told.
         """
-        self._batch_depth += 1
-        try:
+        with self._editor.batch():
             yield self
-        finally:
-            self._batch_depth -= 1
-            if not self._batch_depth and self._batch_changes:
-                changes, self._batch_changes = self._batch_changes, []
-                self._notify("batch: " + ", ".join(dict.fromkeys(changes)))
 
     def replace_with(self, other: bar_joint_model) -> None:
         """Make this model a copy of ``other`` (e.g. one loaded from a file), keeping this
         object, its observers and its compiled-code cache; one notification."""
         if not isinstance(other, bar_joint_model):
-            raise ValueError(f"replace_with: expected a bar_joint_model, got "
-                             f"{type(other).__name__}")
+            raise TypeError(f"replace_with: expected a bar_joint_model, got "
+                            f"{type(other).__name__}")
         self.tolerance = other.tolerance
-        self._commit(copy.deepcopy(other._data), "replaced")
-
-    def _draft(self) -> ModelData:
-        """A copy of the data to edit (records copied one level deep: their fields are
-        numbers, tuples and lists of numbers; expressions are immutable)."""
-        return self._data.copy()
+        self._editor.commit(other._data.copy(), "replaced")
 
     # ------------------------------------------------------------------ read access
     @property
@@ -153,24 +172,34 @@ class bar_joint_model(ConstraintMethods, SimulationMethods):  # noqa: N801 - API
         return copy.deepcopy(self._data.bars)
 
     @property
-    def joints(self) -> list[Joint]:
-        """Copies of the joint records."""
-        return copy.deepcopy(self._data.joints)
+    def joints(self) -> list[PinJoint]:
+        """Copies of the pin joints."""
+        return [e.copy() for e in self._data.of(PinJoint)]
 
     @property
     def supports(self) -> list[Support]:
-        """Copies of the support records."""
-        return copy.deepcopy(self._data.supports)
+        """Copies of the supports."""
+        return [e.copy() for e in self._data.of(Support)]
 
     @property
-    def forces(self) -> list[Force]:
-        """Copies of the external force records."""
-        return copy.deepcopy(self._data.forces)
+    def forces(self) -> list[PointLoad]:
+        """Copies of the point loads."""
+        return [e.copy() for e in self._data.of(PointLoad)]
+
+    @property
+    def elements(self) -> dict[str, list]:
+        """Copies of all elements, by kind (``{"joints": [...], "supports": [...], ...}``)."""
+        return {c: [e.copy() for e in lst] for c, lst in self._data.elements.items()}
 
     @property
     def g(self) -> float:
-        """Gravitational acceleration (along −y)."""
+        """Gravitational acceleration along −y (m/s² for SI data)."""
         return self._data.g
+
+    @property
+    def stabilization(self) -> float:
+        """Baumgarte rate α (1/s) of :meth:`simulate` (default 10 per second)."""
+        return self._data.stabilization
 
     @property
     def n_coordinates(self) -> int:
@@ -179,7 +208,8 @@ class bar_joint_model(ConstraintMethods, SimulationMethods):  # noqa: N801 - API
 
     @property
     def constraint_labels(self) -> list[str]:
-        """One readable label per constraint row, in the order of ``F``."""
+        """One readable label per constraint row, in the order of ``F`` (holonomic rows, then
+        velocity rows)."""
         return build_symbolic(self._data, use_pars=False).labels
 
     @property
@@ -187,14 +217,31 @@ class bar_joint_model(ConstraintMethods, SimulationMethods):  # noqa: N801 - API
         """Number of constraint rows."""
         return len(self.constraint_labels)
 
+    @property
+    def constraint_names(self) -> list[str]:
+        """Names of the named constraints, in index order."""
+        return self._data.names()
+
     def coordinates(self, bar_index: int) -> tuple:
-        """The heyoka variables ``(x, y, θ)`` of a bar (names ``x{i}``, ``y{i}``, ``th{i}``)."""
-        i = self._check_bar(bar_index, "bar_index")
+        """The heyoka variables ``(x, y, θ)`` of a bar (names ``x{i}``, ``y{i}``, ``th{i}``).
+
+        Parameters
+        ----------
+        bar_index : int
+            The bar.
+        """
+        i = self._editor.check_bar(bar_index, "bar_index")
         return tuple(hy.make_vars(f"x{i}", f"y{i}", f"th{i}"))
 
     def velocities(self, bar_index: int) -> tuple:
-        """The heyoka variables of a bar's velocities ``(vx{i}, vy{i}, om{i})``."""
-        i = self._check_bar(bar_index, "bar_index")
+        """The heyoka variables of a bar's velocities ``(vx{i}, vy{i}, om{i})``.
+
+        Parameters
+        ----------
+        bar_index : int
+            The bar.
+        """
+        i = self._editor.check_bar(bar_index, "bar_index")
         return tuple(hy.make_vars(f"vx{i}", f"vy{i}", f"om{i}"))
 
     def parameter_values(self) -> np.ndarray:
@@ -202,47 +249,30 @@ class bar_joint_model(ConstraintMethods, SimulationMethods):  # noqa: N801 - API
         return np.array([v for _, v in parameter_layout(self._data)], dtype=float)
 
     def parameter_keys(self) -> list[tuple]:
-        """What each runtime parameter is, e.g. ``("bar", 2, "mass")``."""
+        """What each runtime parameter is, e.g. ``("bar", 2, "mass")``,
+        ``("joint", 0, 1, "sL")``."""
         return [k for k, _ in parameter_layout(self._data)]
 
-    # ------------------------------------------------------------------ validation
-    def _check_bar(self, i: Any, what: str, data: ModelData | None = None) -> int:
-        data = data or self._data
-        if isinstance(i, bool) or not isinstance(i, (int, np.integer)):
-            raise ValueError(f"{what} must be an integer bar index, got {i!r}")
-        i = int(i)
-        if not 0 <= i < len(data.bars):
-            raise ValueError(
-                f"{what}: bar index {i} out of range (the model has {len(data.bars)} bars)"
-            )
-        return i
+    def parameter_symbols(self) -> list[list[tuple[str, int]]]:
+        """The readable symbol of each runtime parameter as factors ``(name, power)``, e.g.
+        ``[("m_2", -1)]`` for :math:`1/m_2` (LaTeX names; empty where there is none)."""
+        return parameter_symbols(self._data)
 
-    @staticmethod
-    def _check_index(i: Any, items: list, kind: str) -> int:
-        if isinstance(i, bool) or not isinstance(i, (int, np.integer)):
-            raise ValueError(f"{kind} index must be an integer, got {i!r}")
-        i = int(i)
-        if not 0 <= i < len(items):
-            raise ValueError(f"{kind} index {i} out of range (the model has {len(items)})")
-        return i
+    def topology_key(self) -> tuple:
+        """What the compiled code depends on (bars, the connectivity of the elements, names
+        of constraints); equal keys share compiled code, value edits leave it unchanged."""
+        return topology_key(self._data)
 
-    def _posed(self, i: int, what: str, data: ModelData | None = None) -> Bar:
-        b = (data or self._data).bars[i]
-        if b.pose is None:
-            raise ValueError(
-                f"{what}: bar {i} has no initial pose yet; call set_init_bar_attitude({i}, x0, "
-                "y0, theta0) first"
-            )
-        return b
-
-    # ------------------------------------------------------------------ building bars
+    # ------------------------------------------------------------------ bars
     def add_bar(self, length: float, mass: float) -> int:
         """Append a new bar (pose to be set with :meth:`set_init_bar_attitude`).
 
         Parameters
         ----------
-        length, mass : float
-            Positive bar length and mass.
+        length : float
+            Bar length (m), positive.
+        mass : float
+            Bar mass (kg), positive.
 
         Returns
         -------
@@ -250,392 +280,663 @@ class bar_joint_model(ConstraintMethods, SimulationMethods):  # noqa: N801 - API
             Index of the new bar.
         """
         i = self.n_bars
-        L = check_positive(length, f"bar {i}: length")
-        m = check_positive(mass, f"bar {i}: mass")
-        data = self._draft()
-        data.bars.append(Bar(L, m))
-        self._commit(data, "bar added")
-        return i
+        return self._editor.add_bar(Bar(check_positive(length, f"bar {i}: length"),
+                                        check_positive(mass, f"bar {i}: mass")))
 
     def add_bar_at_attitude(self, x0: float, y0: float, theta0: float, length: float,
                             mass: float) -> int:
-        """Append a bar with centre ``(x0, y0)`` and angle ``theta0``; returns its index."""
+        """Append a bar with centre ``(x0, y0)`` and angle ``theta0``.
+
+        Parameters
+        ----------
+        x0, y0 : float
+            Initial position of the bar's centre (m).
+        theta0 : float
+            Initial angle from the +x axis, counter-clockwise (rad).
+        length : float
+            Bar length (m), positive.
+        mass : float
+            Bar mass (kg), positive.
+
+        Returns
+        -------
+        int
+            Index of the new bar.
+        """
         i = self.n_bars
         pose = (check_real(x0, f"bar {i}: x0"), check_real(y0, f"bar {i}: y0"),
                 check_real(theta0, f"bar {i}: theta0"))
-        L = check_positive(length, f"bar {i}: length")
-        m = check_positive(mass, f"bar {i}: mass")
-        data = self._draft()
-        data.bars.append(Bar(L, m, pose))
-        self._commit(data, "bar added")
-        return i
+        return self._editor.add_bar(Bar(check_positive(length, f"bar {i}: length"),
+                                        check_positive(mass, f"bar {i}: mass"), pose))
 
     def add_bar_from_point_pair(self, start: Sequence[float], end: Sequence[float],
                                 mass_per_length: float = 1.0) -> int:
-        """Append the bar from ``start`` to ``end`` (mass = mass_per_length · length).
+        """Append the bar from ``start`` to ``end`` (its ``s = -0.5`` and ``s = +0.5`` ends).
 
-        The bar's ``s = -0.5`` end is ``start`` and ``s = +0.5`` is ``end``.
+        Parameters
+        ----------
+        start, end : pair of float
+            End points ``(x, y)`` (m); they must differ.
+        mass_per_length : float, optional
+            Mass per length (kg/m), default 1; the bar's mass is this times its length.
+
+        Returns
+        -------
+        int
+            Index of the new bar.
         """
         i = self.n_bars
-        p0 = self._check_point(start, f"bar {i}: start")
-        p1 = self._check_point(end, f"bar {i}: end")
+        p0 = check_point(start, f"bar {i}: start")
+        p1 = check_point(end, f"bar {i}: end")
         rho = check_positive(mass_per_length, f"bar {i}: mass_per_length")
         L = math.hypot(p1[0] - p0[0], p1[1] - p0[1])
         if L <= 0.0:
             raise ValueError(f"bar {i}: start and end must differ (zero length), got {p0} twice")
         th = math.atan2(p1[1] - p0[1], p1[0] - p0[0])
         pose = (0.5 * (p0[0] + p1[0]), 0.5 * (p0[1] + p1[1]), th)
-        data = self._draft()
-        data.bars.append(Bar(L, rho * L, pose))
-        self._commit(data, "bar added")
-        return i
-
-    @staticmethod
-    def _check_point(p: Any, what: str) -> tuple[float, float]:
-        try:
-            seq = list(p)
-        except TypeError:
-            raise ValueError(f"{what} must be a pair (x, y), got {p!r}") from None
-        if len(seq) != 2:
-            raise ValueError(f"{what} must be a pair (x, y), got {len(seq)} values")
-        return check_real(seq[0], f"{what} x"), check_real(seq[1], f"{what} y")
+        return self._editor.add_bar(Bar(L, check_positive(rho * L, f"bar {i}: mass"), pose))
 
     def set_init_bar_attitude(self, bar_index: int, x0: float, y0: float, theta0: float) -> None:
-        """Set the initial centre position and angle of a bar."""
-        i = self._check_bar(bar_index, "bar_index")
+        """Set the initial centre position (m) and angle (rad) of a bar.
+
+        Parameters
+        ----------
+        bar_index : int
+            The bar.
+        x0, y0 : float
+            Initial position of its centre (m).
+        theta0 : float
+            Initial angle from the +x axis, counter-clockwise (rad).
+        """
+        i = self._editor.check_bar(bar_index, "bar_index")
         pose = (check_real(x0, f"bar {i}: x0"), check_real(y0, f"bar {i}: y0"),
                 check_real(theta0, f"bar {i}: theta0"))
-        data = self._draft()
-        data.bars[i].pose = pose
-        self._commit(data, "bar pose")
+        self._editor.set_bar(i, "bar pose", pose=pose)
 
     def set_init_bar_velocities(self, bar_index: int, xd0: float, yd0: float,
                                 thetad0: float) -> None:
-        """Set the initial velocity of a bar's centre and its angular velocity."""
-        i = self._check_bar(bar_index, "bar_index")
+        """Set the initial velocity of a bar's centre (m/s) and its angular velocity (rad/s).
+
+        Parameters
+        ----------
+        bar_index : int
+            The bar.
+        xd0, yd0 : float
+            Velocity of the centre (m/s).
+        thetad0 : float
+            Angular velocity, counter-clockwise (rad/s).
+        """
+        i = self._editor.check_bar(bar_index, "bar_index")
         vel = (check_real(xd0, f"bar {i}: xd0"), check_real(yd0, f"bar {i}: yd0"),
                check_real(thetad0, f"bar {i}: thetad0"))
-        data = self._draft()
-        data.bars[i].velocity = vel
-        self._commit(data, "bar velocity")
+        self._editor.set_bar(i, "bar velocity", velocity=vel)
 
     def set_bar_length(self, bar_index: int, length: float) -> None:
-        """Change a bar's length (keeping its centre and angle)."""
-        i = self._check_bar(bar_index, "bar_index")
-        L = check_positive(length, f"bar {i}: length")
-        data = self._draft()
-        data.bars[i].length = L
-        self._commit(data, "bar length")
+        """Change a bar's length (m), keeping its centre and angle.
+
+        Parameters
+        ----------
+        bar_index : int
+            The bar.
+        length : float
+            New length (m), positive.
+        """
+        i = self._editor.check_bar(bar_index, "bar_index")
+        self._editor.set_bar(i, "bar length", length=check_positive(length, f"bar {i}: length"))
 
     def set_bar_mass(self, bar_index: int, mass: float) -> None:
-        """Change a bar's mass."""
-        i = self._check_bar(bar_index, "bar_index")
-        m = check_positive(mass, f"bar {i}: mass")
-        data = self._draft()
-        data.bars[i].mass = m
-        self._commit(data, "bar mass")
+        """Change a bar's mass (kg).
+
+        Parameters
+        ----------
+        bar_index : int
+            The bar.
+        mass : float
+            New mass (kg), positive.
+        """
+        i = self._editor.check_bar(bar_index, "bar_index")
+        self._editor.set_bar(i, "bar mass", mass=check_positive(mass, f"bar {i}: mass"))
 
     def set_g(self, g: float) -> None:
-        """Set the gravitational acceleration (acting along −y)."""
-        value = check_real(g, "g")
-        data = self._draft()
-        data.g = value
-        self._commit(data, "g")
+        """Set the gravitational acceleration along −y (m/s²; 9.81 by default, 0 for none).
 
-    @property
-    def stabilization(self) -> float:
-        """Baumgarte rate α (1/time) of :meth:`simulate` (default 10 per second)."""
-        return self._data.stabilization
+        Parameters
+        ----------
+        g : float
+            The acceleration of gravity (m/s²); finite.
+        """
+        self._editor.set_value("g", check_real(g, "g"))
 
     def set_stabilization(self, rate: float) -> None:
-        """Set the Baumgarte rate α with which :meth:`simulate` pulls a drifted state back
-        onto the constraints: the residual then obeys :math:`\\ddot F + 2α\\dot F + α^2 F = 0`
-        (velocity rows :math:`\\dot g + α g = 0`) instead of growing with time. On the
-        constraints the motion and the multipliers do not depend on α. ``0`` switches it off
-        (the plain index-1 equations). A runtime parameter: no recompiling.
+        """Set the Baumgarte rate α (1/s) with which :meth:`simulate` pulls a drifted state
+        back onto the constraints.
+
+        The residual then obeys :math:`\\ddot F + 2α\\dot F + α^2 F = 0` (velocity rows
+        :math:`\\dot g + α g = 0`) instead of growing with time. On the constraints the motion
+        and the multipliers do not depend on α. A runtime parameter: no recompiling.
+
+        Parameters
+        ----------
+        rate : float
+            α in 1/s, >= 0; ``0`` switches the stabilization off (the plain index-1
+            equations).
         """
-        value = check_stabilization(rate)
-        data = self._draft()
-        data.stabilization = value
-        self._commit(data, "stabilization")
+        self._editor.set_value("stabilization", check_stabilization(rate))
 
     # ------------------------------------------------------------------ joints, supports, loads
-    def _validated_joint(self, bar_index: Any, s: Any, data: ModelData, j: int) -> Joint:
-        try:
-            bars, ss = list(bar_index), list(s)
-        except TypeError:
-            raise ValueError(f"joint {j}: bar_index and s must be lists") from None
-        if len(bars) < 2:
-            raise ValueError(f"joint {j}: a joint needs at least two bars, got {len(bars)}")
-        if len(ss) != len(bars):
-            raise ValueError(f"joint {j}: {len(bars)} bars but {len(ss)} values of s; give one "
-                             "s per bar")
-        idx = [self._check_bar(b, f"joint {j}: bar_index[{k}]", data) for k, b in enumerate(bars)]
-        if len(set(idx)) != len(idx):
-            raise ValueError(f"joint {j}: the same bar appears twice in {idx}")
-        vals = [check_s(v, f"joint {j}: s[{k}]") for k, v in enumerate(ss)]
-        return Joint(idx, vals)
-
     def add_joint(self, bar_index: Sequence[int], s: Sequence[float]) -> int:
         """Add a pin joint making the points ``s[k]`` of the bars ``bar_index[k]`` coincide.
 
-        Returns the joint's index.
+        Parameters
+        ----------
+        bar_index : list of int
+            Two or more distinct bars.
+        s : list of float
+            The local coordinate of the joint point on each bar, in [-0.5, 0.5].
+
+        Returns
+        -------
+        int
+            The joint's index.
         """
-        data = self._draft()
-        j = len(data.joints)
-        data.joints.append(self._validated_joint(bar_index, s, data, j))
-        self._commit(data, "joint added")
-        return j
+        return self._editor.add(
+            lambda data, j: PinJoint.create(bar_index, s, len(data.bars), j), PinJoint)
 
     def set_joint(self, joint_index: int, bar_index: Sequence[int] | None = None,
                   s: Sequence[float] | None = None) -> None:
-        """Change the bars and/or points of a joint."""
-        data = self._draft()
-        j = self._check_index(joint_index, data.joints, "joint")
-        old = data.joints[j]
-        new = self._validated_joint(old.bars if bar_index is None else bar_index,
-                                    old.s if s is None else s, data, j)
-        data.joints[j] = new
-        self._commit(data, "joint")
+        """Change the bars and/or points of a joint.
 
-    def _validated_support(self, bar_index, s, dof_in_x, dof_in_y, x, y, data, k) -> Support:
-        i = self._check_bar(bar_index, f"support {k}: bar_index", data)
-        sv = check_s(s, f"support {k}: s")
-        fx = check_flag(dof_in_x, f"support {k}: dof_in_x")
-        fy = check_flag(dof_in_y, f"support {k}: dof_in_y")
-        if fx and fy:
-            raise ValueError(f"support {k}: dof_in_x and dof_in_y are both True, so it would "
-                             "constrain nothing; fix at least one direction")
-        if x is None or y is None:
-            b = self._posed(i, f"support {k}: default position", data)
-            px, py = b.point(sv)
-            x = px if x is None else x
-            y = py if y is None else y
-        return Support(i, sv, fx, fy, check_real(x, f"support {k}: x"),
-                       check_real(y, f"support {k}: y"))
+        Parameters
+        ----------
+        joint_index : int
+            The joint.
+        bar_index, s : list, optional
+            New bars and local coordinates (as :meth:`add_joint`); None keeps them.
+        """
+        self._editor.replace(PinJoint, joint_index, lambda data, old, j: PinJoint.create(
+            old.bars if bar_index is None else bar_index, old.s if s is None else s,
+            len(data.bars), j))
 
     def add_support(self, bar_index: int, s: float, dof_in_x: bool, dof_in_y: bool,
                     x: float | None = None, y: float | None = None) -> int:
         """Add a support (pin, or roller when one direction is free) at the point ``s``.
 
-        ``dof_in_x`` / ``dof_in_y`` True leaves that direction free. The support position
-        defaults to the point's initial position.
+        Parameters
+        ----------
+        bar_index : int
+            The supported bar.
+        s : float
+            Local coordinate of the supported point, in [-0.5, 0.5].
+        dof_in_x, dof_in_y : bool
+            True leaves that direction free (a roller); not both.
+        x, y : float, optional
+            Ground position of the support (m); default: the point's initial position.
+
+        Returns
+        -------
+        int
+            The support's index.
 
         Raises
         ------
         ValueError
-            If the position is defaulted but the bar has no initial pose, or on bad input.
+            If the position is defaulted but the bar has no initial pose, or on bad values
+            (TypeError on wrong types).
         """
-        data = self._draft()
-        k = len(data.supports)
-        data.supports.append(self._validated_support(bar_index, s, dof_in_x, dof_in_y, x, y,
-                                                     data, k))
-        self._commit(data, "support added")
-        return k
+        return self._editor.add(lambda data, k: Support.create(
+            bar_index, s, dof_in_x, dof_in_y, x, y, data.bars, k), Support)
 
     def set_support(self, support_index: int, *, x: float | None = None, y: float | None = None,
                     s: float | None = None, dof_in_x: bool | None = None,
                     dof_in_y: bool | None = None) -> None:
-        """Change a support's position, point or free directions."""
-        data = self._draft()
-        k = self._check_index(support_index, data.supports, "support")
-        o = data.supports[k]
-        data.supports[k] = self._validated_support(
+        """Change a support's position (m), point or free directions (None keeps a value).
+
+        Parameters
+        ----------
+        support_index : int
+            The support.
+        x, y : float, optional
+            Ground position (m).
+        s : float, optional
+            Local coordinate of the supported point.
+        dof_in_x, dof_in_y : bool, optional
+            Free directions.
+        """
+        self._editor.replace(Support, support_index, lambda data, o, k: Support.create(
             o.bar, o.s if s is None else s, o.free_x if dof_in_x is None else dof_in_x,
             o.free_y if dof_in_y is None else dof_in_y, o.x if x is None else x,
-            o.y if y is None else y, data, k)
-        self._commit(data, "support")
+            o.y if y is None else y, data.bars, k))
 
     def add_external_force(self, bar_index: int, s: float, fx: float, fy: float,
                            torque: float = 0.0) -> int:
-        """Add a constant point load ``(fx, fy)`` at ``s`` on a bar and a torque
-        (counter-clockwise positive). Returns the force's index."""
-        data = self._draft()
-        k = len(data.forces)
-        i = self._check_bar(bar_index, f"force {k}: bar_index", data)
-        f = Force(i, check_s(s, f"force {k}: s"), check_real(fx, f"force {k}: fx"),
-                  check_real(fy, f"force {k}: fy"), check_real(torque, f"force {k}: torque"))
-        data.forces.append(f)
-        self._commit(data, "force added")
-        return k
+        """Add a constant point load on a bar.
+
+        Parameters
+        ----------
+        bar_index : int
+            The loaded bar.
+        s : float
+            Local coordinate of the point of application, in [-0.5, 0.5].
+        fx, fy : float
+            Force components along the global x and y axes (N).
+        torque : float, optional
+            Torque on the bar (N m), counter-clockwise positive.
+
+        Returns
+        -------
+        int
+            The force's index.
+        """
+        return self._editor.add(lambda data, k: PointLoad.create(
+            bar_index, s, fx, fy, torque, len(data.bars), k), PointLoad)
 
     def set_force(self, force_index: int, *, fx: float | None = None, fy: float | None = None,
                   torque: float | None = None, s: float | None = None) -> None:
-        """Change a force's components, torque or point of application."""
-        data = self._draft()
-        k = self._check_index(force_index, data.forces, "force")
-        f = data.forces[k]
-        if fx is not None:
-            f.fx = check_real(fx, f"force {k}: fx")
-        if fy is not None:
-            f.fy = check_real(fy, f"force {k}: fy")
-        if torque is not None:
-            f.torque = check_real(torque, f"force {k}: torque")
-        if s is not None:
-            f.s = check_s(s, f"force {k}: s")
-        self._commit(data, "force")
+        """Change a force's components (N), torque (N m) or point (None keeps a value).
+
+        Parameters
+        ----------
+        force_index : int
+            The force.
+        fx, fy, torque, s : float, optional
+            New values, as :meth:`add_external_force`.
+        """
+        self._editor.replace(PointLoad, force_index, lambda data, o, k: PointLoad.create(
+            o.bar, o.s if s is None else s, o.fx if fx is None else fx,
+            o.fy if fy is None else fy, o.torque if torque is None else torque,
+            len(data.bars), k))
+
+    # ------------------------------------------------------------------ constraints
+    def add_coordinate_constraint(self, bar0: int | None, bar1: int | None, X0: Any = None,
+                                  X1: Any = None, Y0: Any = None, Y1: Any = None,
+                                  offset: Any = None, *, velocity_level: bool = False,
+                                  active: bool = True, name: str | None = None) -> str:
+        """Add :math:`X_1 q_1 + Y_1 q_1^2 - X_0 q_0 - Y_0 q_0^2 - v_{off} = 0` (Exudyn's
+        coordinate-vector constraint; see :mod:`quivira.model.elements.coordinate`).
+
+        Parameters
+        ----------
+        bar0, bar1 : int or None
+            The bars whose ``(x, y, θ)`` are ``q0`` and ``q1``; None is ground (``q = 0``).
+        X0, X1, Y0, Y1 : array_like, optional
+            Linear and quadratic scaling matrices with 3 columns; empty/None are left out.
+            The number of equations is the number of rows, the same for all non-empty ones.
+        offset : array_like, optional
+            :math:`v_{off}` (default zeros), in the units of the rows (m or rad; at velocity
+            level m/s or rad/s).
+        velocity_level : bool
+            Constrain velocities instead (a velocity constraint).
+        active : bool
+            False: the rows become :math:`\\lambda = 0` (see :meth:`set_constraint_active`).
+        name : str, optional
+            Used in the multiplier labels and for :meth:`Trajectory.constraint_output`.
+
+        Returns
+        -------
+        str
+            The constraint's name.
+        """
+        def make(data, k):
+            nm = self._editor.unique_name(name, f"coordinate constraint {k}", data)
+            return CoordinateConstraint.create(bar0, bar1, X0, X1, Y0, Y1, offset,
+                                               velocity_level, active, nm, len(data.bars))
+
+        k = self._editor.add(make, CoordinateConstraint)
+        return self._data.of(CoordinateConstraint)[k].name
+
+    def add_constraint(self, exprs: Any, name: str | None = None, *,
+                       velocity_level: bool = False) -> str:
+        """Add constraint rows :math:`F(q, t) = 0` given as heyoka expressions.
+
+        Parameters
+        ----------
+        exprs : heyoka.expression or list of them
+            Rows in the coordinates of any bar (``model.coordinates(i)``, named ``x{i}``,
+            ``y{i}``, ``th{i}``) and ``hy.time`` (driven, rheonomic constraints such as
+            ``th0 - ω t``); each must involve at least one coordinate.
+        name : str, optional
+            Used in the multiplier labels.
+        velocity_level : bool
+            The rows are velocity constraints :math:`A(q, t)\\dot q + b(q, t) = 0` and may use
+            ``model.velocities(i)``.
+
+        Returns
+        -------
+        str
+            The constraint's name.
+        """
+        from .validation import check_flag
+
+        vel = check_flag(velocity_level, "velocity_level")
+
+        def make(data, k):
+            rows = check_rows(exprs, len(data.bars), vel)
+            nm = self._editor.unique_name(name, f"constraint {k}", data)
+            return UserConstraint(rows, nm, vel)
+
+        k = self._editor.add(make, UserConstraint)
+        return self._data.of(UserConstraint)[k].name
+
+    def add_knife_edge(self, bar_index: int, s: float, name: str | None = None) -> str:
+        """Add a knife edge (skate) at the point ``s`` of a bar: that point cannot move
+        across the bar, :math:`-\\sin θ\\,\\dot x + \\cos θ\\,\\dot y + sL\\dot θ = 0`.
+
+        Parameters
+        ----------
+        bar_index : int
+            The bar.
+        s : float
+            Local coordinate of the edge, in [-0.5, 0.5].
+        name : str, optional
+            Used in the multiplier label.
+
+        Returns
+        -------
+        str
+            Its name.
+        """
+        def make(data, k):
+            el = KnifeEdge.create(bar_index, s, None, len(data.bars), k)
+            el.name = self._editor.unique_name(name, f"knife edge {k}", data)
+            return el
+
+        k = self._editor.add(make, KnifeEdge)
+        return self._data.of(KnifeEdge)[k].name
+
+    def set_constraint_active(self, constraint: str | int, active: bool) -> None:
+        """Switch a switchable constraint (a coordinate-vector constraint) on or off, without
+        recompiling: its rows are scaled by a runtime parameter, and an inactive row reads
+        :math:`\\lambda = 0`.
+
+        Parameters
+        ----------
+        constraint : str or int
+            Name, or index among the named constraints.
+        active : bool
+            On or off.
+        """
+        from .validation import check_flag
+
+        kind, pos = self._editor.find_named(constraint)
+        if not getattr(kind, "switchable", False):
+            switchable = " or ".join(k.title for k in KINDS if getattr(k, "switchable", False))
+            raise ValueError(f"constraint {constraint!r} is not a {switchable}; only those have "
+                             "an active flag (remove others instead)")
+        flag = check_flag(active, "active")
+
+        def make(data, old, k):
+            c = old.copy()
+            c.active = flag
+            return c
+
+        self._editor.replace(kind, pos, make)
+
+    def set_constraint_offset(self, constraint: str | int, offset: Any) -> None:
+        """Change the offset of a coordinate-vector constraint (no recompiling).
+
+        Parameters
+        ----------
+        constraint : str or int
+            Name, or index among the named constraints.
+        offset : array_like
+            One value per row (m or rad; m/s or rad/s at velocity level).
+        """
+        kind, pos = self._editor.find_named(constraint)
+        if kind is not CoordinateConstraint:
+            raise ValueError(f"constraint {constraint!r} is not a coordinate constraint")
+        self._editor.replace(kind, pos, lambda data, old, k: old.with_offset(offset))
+
+    def remove_constraint(self, constraint: str | int) -> None:
+        """Remove a named constraint by name or index.
+
+        Parameters
+        ----------
+        constraint : str or int
+            Name, or index among the named constraints.
+        """
+        kind, pos = self._editor.find_named(constraint)
+        self._editor.remove(kind, pos)
 
     # ------------------------------------------------------------------ removing
     def remove_bar(self, bar_index: int) -> dict:
         """Remove a bar and what depends on it; higher bar indices shift down by one.
 
-        Supports, forces and constraints on the bar are removed (user constraints that use
-        its coordinates too; the others are renamed to the shifted indices); the bar leaves
-        its joints, and joints left with fewer than two bars are removed. Returns what was
-        removed.
+        Elements on the bar are removed (user constraints that use its coordinates too; the
+        others are renamed to the shifted indices); the bar leaves its joints, and joints left
+        with fewer than two bars are removed.
+
+        Parameters
+        ----------
+        bar_index : int
+            The bar.
+
+        Returns
+        -------
+        dict
+            What was removed: ``"bar"``, the indices of removed ``"joints"``, ``"supports"``,
+            ``"forces"``, and the names of removed ``"constraints"``.
         """
-        data = self._draft()
-        i = self._check_bar(bar_index, "bar_index", data)
-        removed = {"bar": i, "joints": [], "supports": [], "forces": []}
-        del data.bars[i]
-
-        def shift(b):
-            return b - 1 if b > i else b
-
-        joints = []
-        for j, jt in enumerate(data.joints):
-            keep = [(b, s) for b, s in zip(jt.bars, jt.s, strict=True) if b != i]
-            if len(keep) < 2:
-                removed["joints"].append(j)
-                continue
-            joints.append(Joint([shift(b) for b, _ in keep], [s for _, s in keep]))
-        data.joints = joints
-        sup = []
-        for k, sp in enumerate(data.supports):
-            if sp.bar == i:
-                removed["supports"].append(k)
-            else:
-                sp.bar = shift(sp.bar)
-                sup.append(sp)
-        data.supports = sup
-        frc = []
-        for k, f in enumerate(data.forces):
-            if f.bar == i:
-                removed["forces"].append(k)
-            else:
-                f.bar = shift(f.bar)
-                frc.append(f)
-        data.forces = frc
-        removed["constraints"] = []
-        kept_cc = []
-        for cc in data.coordinate_constraints:
-            if i in (cc.bar0, cc.bar1):
-                removed["constraints"].append(cc.name)
-                continue
-            cc.bar0 = None if cc.bar0 is None else shift(cc.bar0)
-            cc.bar1 = None if cc.bar1 is None else shift(cc.bar1)
-            kept_cc.append(cc)
-        data.coordinate_constraints = kept_cc
-        rename = {}
-        for b in range(i + 1, len(data.bars) + 1):
-            for c in ("x", "y", "th", "vx", "vy", "om"):
-                rename[f"{c}{b}"] = hy.expression(f"{c}{b - 1}")
-        mine = {f"{c}{i}" for c in ("x", "y", "th", "vx", "vy", "om")}
-        kept_uc = []
-        for uc in data.user_constraints:
-            if any(set(hy.get_variables(e)) & mine for e in uc.exprs):
-                removed["constraints"].append(uc.name)
-                continue
-            uc.exprs = [hy.subs(e, rename) for e in uc.exprs]
-            kept_uc.append(uc)
-        data.user_constraints = kept_uc
-        kept_ke = []
-        for ke in data.knife_edges:
-            if ke.bar == i:
-                removed["constraints"].append(ke.name)
-                continue
-            ke.bar = shift(ke.bar)
-            kept_ke.append(ke)
-        data.knife_edges = kept_ke
-        self._commit(data, "bar removed")
-        return removed
+        return self._editor.remove_bar(bar_index)
 
     def remove_joint(self, joint_index: int) -> None:
         """Remove a joint (later joints shift down by one)."""
-        data = self._draft()
-        del data.joints[self._check_index(joint_index, data.joints, "joint")]
-        self._commit(data, "joint removed")
+        self._editor.remove(PinJoint, joint_index)
 
     def remove_support(self, support_index: int) -> None:
         """Remove a support (later supports shift down by one)."""
-        data = self._draft()
-        del data.supports[self._check_index(support_index, data.supports, "support")]
-        self._commit(data, "support removed")
+        self._editor.remove(Support, support_index)
 
     def remove_force(self, force_index: int) -> None:
         """Remove an external force (later forces shift down by one)."""
-        data = self._draft()
-        del data.forces[self._check_index(force_index, data.forces, "force")]
-        self._commit(data, "force removed")
+        self._editor.remove(PointLoad, force_index)
 
     def clear(self) -> None:
-        """Remove all bars, joints, supports, and forces (g, the stabilization rate and the
-        tolerance are kept)."""
-        data = ModelData(g=self._data.g, stabilization=self._data.stabilization)
+        """Remove all bars and elements (g, the stabilization rate and the tolerance are
+        kept)."""
         self.F, self.q, self.qd = [], [], []
-        self._commit(data, "cleared")
+        d = self._data
+        self._editor.commit(ModelData(g=d.g, stabilization=d.stabilization), "cleared")
 
-    # ------------------------------------------------------------------ joints from geometry
     def infer_joints(self) -> int:
         """Add joints where bars meet in their initial poses; returns the total joint count.
 
         Intersections anywhere along the bars count; bars meeting at one point form one joint;
         a point already joined gets only the missing bars added (no duplicate joints).
         """
-        data = self._draft()
-        for i in range(len(data.bars)):
-            self._posed(i, "infer_joints", data)
+        for i in range(self.n_bars):
+            self._editor.posed_bar(i, "infer_joints")
         eps = 0.5 * self.tolerance  # an inferred joint must pass the start-up check
-        for P, inc in geo.intersections(data.bars, eps):
-            scale = max(1.0, float(np.max(np.abs(P))))
-            existing = None
-            for jt in data.joints:
-                b0, s0 = jt.bars[0], jt.s[0]
-                if np.linalg.norm(np.array(data.bars[b0].point(s0)) - P) <= 10 * eps * scale:
-                    existing = jt
-                    break
-            inc = [(b, _snap_s(s)) for b, s in inc]
-            if existing is None:
-                bars = [b for b, _ in inc]
-                data.joints.append(Joint(bars, [s for _, s in inc]))
-            else:
-                for b, s in inc:
-                    if b not in existing.bars:
-                        existing.bars.append(b)
-                        existing.s.append(s)
-        self._commit(data, "joints inferred")
-        return len(data.joints)
+        self._editor.edit("joints inferred", lambda data: infer_joints(data, eps))
+        return len(self._data.of(PinJoint))
 
     # ------------------------------------------------------------------ state
     def get_initial_state(self) -> list[float]:
         """Return ``[x_0, y_0, θ_0, ..., xd_0, yd_0, θd_0, ...]``: all coordinates, then all
-        velocities."""
-        q, qd = [], []
-        for i, b in enumerate(self._data.bars):
-            self._posed(i, "get_initial_state")
-            q.extend(b.pose)
-            qd.extend(b.velocity)
-        return q + qd
+        velocities (m, rad, m/s, rad/s)."""
+        return initial_state(self._data).tolist()
 
     def set_initial_state(self, initial_state: Sequence[float]) -> list[float]:
-        """Set all bar poses and velocities from a state ``[q..., qd...]``; returns it."""
+        """Set all bar poses and velocities from a state ``[q..., qd...]``.
+
+        Parameters
+        ----------
+        initial_state : sequence of float
+            6 values per bar: all coordinates, then all velocities.
+
+        Returns
+        -------
+        list of float
+            The state set.
+        """
         n = self.n_bars
         try:
             arr = np.asarray(initial_state, dtype=float)
         except (TypeError, ValueError):
-            raise ValueError("initial_state must be a sequence of real numbers") from None
+            raise TypeError("initial_state must be a sequence of real numbers") from None
         if arr.ndim != 1 or arr.shape[0] != 6 * n:
             raise ValueError(f"initial_state: expected {6 * n} values (6 per bar for {n} bars: "
                              f"all q then all qd), got shape {arr.shape}")
         bad = np.nonzero(~np.isfinite(arr))[0]
         if bad.size:
             raise ValueError(f"initial_state: entries {bad.tolist()} are not finite")
-        data = self._draft()
-        for i, b in enumerate(data.bars):
-            b.pose = tuple(float(v) for v in arr[3 * i:3 * i + 3])
-            b.velocity = tuple(float(v) for v in arr[3 * n + 3 * i:3 * n + 3 * i + 3])
-        self._commit(data, "state")
+
+        def change(data):
+            for i, b in enumerate(data.bars):
+                b.pose = tuple(float(v) for v in arr[3 * i:3 * i + 3])
+                b.velocity = tuple(float(v) for v in arr[3 * n + 3 * i:3 * n + 3 * i + 3])
+
+        self._editor.edit("state", change)
         return arr.tolist()
+
+    # ------------------------------------------------------------------ compiled code
+    def is_compiled(self, tol: float | None = None, purpose: str = "interactive") -> bool:
+        """Whether :meth:`simulate` with these options would reuse compiled code."""
+        return self._simulator.is_compiled(self._data, tol, purpose)
+
+    def compiled(self, tol: float | None = None, purpose: str = "interactive", *,
+                 dynamics: bool = False):
+        """The compiled system of the current topology (built on first use, then cached).
+
+        With ``dynamics`` the function evaluating multipliers, accelerations and the
+        singularity measure is compiled too (otherwise on first need)."""
+        return self._simulator.compiled(self._data, tol, purpose, dynamics=dynamics)
+
+    def sparsity(self) -> Sparsity:
+        """Structural non-zeros of M, J and W of the compiled equations (boolean arrays)."""
+        return self._simulator.sparsity(self._data)
+
+    def symbolic_entry(self, which: str, row: int, col: int | None = None):
+        """One entry of the compiled equations as a heyoka expression in the model's own
+        runtime parameters (``hy.par[k]``, see :meth:`parameter_keys`), or ``0.0`` for a
+        structural zero.
+
+        Parameters
+        ----------
+        which : {"M", "J", "W", "lambda"}
+            The matrix (or the multipliers).
+        row, col : int
+            The entry (``col`` not used for ``"lambda"``).
+        """
+        return self._simulator.symbolic_entry(self._data, which, row, col)
+
+    # ------------------------------------------------------------------ checks and numbers
+    def check_constraint_fulfillment(self, state: Sequence[float],
+                                     t: float = 0.0) -> ConstraintCheck:
+        """Evaluate the constraint residuals at a state.
+
+        Parameters
+        ----------
+        state : sequence of float
+            ``[q..., qd...]``.
+        t : float, optional
+            Time (s), which matters for driven constraints.
+
+        Returns
+        -------
+        ConstraintCheck
+            ``labels``, ``position`` (:math:`F(q)` per row), ``velocity``
+            (:math:`J\\dot q` per row), their maxima, ``tolerance`` and ``satisfied`` (both
+            maxima within :attr:`tolerance`); ``bool(check)`` is ``satisfied``.
+        """
+        return self._simulator.check(self._data, self.tolerance, state, t)
+
+    def degrees_of_freedom(self) -> int:
+        """:math:`n - \\operatorname{rank} J` at the initial pose."""
+        return self._simulator.degrees_of_freedom(self._data)
+
+    def assemble(self, max_iter: int = 50) -> AssemblyReport:
+        """Move the initial poses the least needed to satisfy every constraint.
+
+        Gauss–Newton with minimum-norm steps from the drawn pose (metric
+        :math:`Δx^2 + Δy^2 + (LΔθ)^2` per bar), so the result stays on the drawn branch;
+        then the velocities are projected onto :math:`J\\dot q = 0`.
+
+        Parameters
+        ----------
+        max_iter : int
+            Largest number of Gauss–Newton steps.
+
+        Returns
+        -------
+        AssemblyReport
+            ``moved`` (per bar: its ``(Δx, Δy, Δθ)``), ``max_move``, ``residual``.
+
+        Raises
+        ------
+        ValueError
+            Naming the constraints that cannot be met; the model is then unchanged.
+        """
+        state, report = self._simulator.assemble(self._data, self.tolerance, max_iter)
+        self.set_initial_state(state)
+        return report
+
+    def matrices(self, state: Sequence[float] | None = None, t: float = 0.0, *,
+                 stabilized: bool = False) -> StateMatrices:
+        """Numeric ``M``, ``J``, ``W = J M⁻¹ Jᵀ``, ``lambda_mult`` and ``qdd`` at a state.
+
+        ``lambda_mult`` and ``qdd`` are those of the Lagrangian equations, without the
+        stabilization terms of :meth:`simulate` (which vanish on the constraints anyway),
+        unless ``stabilized``.
+
+        Parameters
+        ----------
+        state : sequence of float, optional
+            ``[q..., qd...]`` (default: the initial state).
+        t : float, optional
+            Time (s), for driven constraints.
+        stabilized : bool, optional
+            Include the Baumgarte terms: the λ and q̈ that :meth:`simulate` integrates
+            (different only off the constraints).
+
+        Returns
+        -------
+        StateMatrices
+            With the rank of J, the degrees of freedom and the singularity measure (min pivot
+            ratio of W in the factorization's row order, see :class:`Trajectory`).
+        """
+        return self._simulator.matrices(self._data, state, t, stabilized=stabilized)
+
+    # ------------------------------------------------------------------ simulation
+    def simulate(self, t_end: float, n_points: int = 201, *, tol: float | None = None,
+                 projection: bool = False, singular_threshold: float = 1e-8,
+                 purpose: str = "interactive") -> Trajectory:
+        """Integrate the motion from the initial state over ``[0, t_end]``.
+
+        Uses ``hy.taylor_adaptive`` (cached by topology, data as runtime parameters) and
+        ``propagate_grid``; outputs are evaluated by one compiled function on all points.
+
+        Parameters
+        ----------
+        t_end : float
+            Final time (s), > 0.
+        n_points : int
+            Number of output times, evenly spaced including 0 and ``t_end``.
+        tol : float, optional
+            Integrator tolerance (heyoka's default, machine epsilon, when None).
+        projection : bool
+            Project positions and velocities onto the constraint manifold at every output
+            time (Gauss–Newton in the mass metric), removing drift on long runs.
+        singular_threshold : float
+            Stop when :math:`\\min_k d_k/W_{kk}` (see :class:`Trajectory`) falls below it.
+        purpose : {"interactive", "long"}
+            Compile options: fast compiling, or fast running.
+
+        Returns
+        -------
+        Trajectory
+            Times, states, multipliers, reactions, energies and residuals.
+
+        Raises
+        ------
+        ValueError
+            Initial positions violate a constraint, or constraints are redundant.
+        SingularConfigurationError
+            A singular pose or non-finite state was met; carries ``t``, ``state`` and the
+            trajectory up to then.
+        """
+        return self._simulator.simulate(
+            self._data, self.tolerance, t_end, n_points, tol=tol, projection=projection,
+            singular_threshold=singular_threshold, purpose=purpose)
 
     # ------------------------------------------------------------------ equations
     def build_lagrange_eom(self, return_multipliers: bool = False, return_W: bool = False):
@@ -645,11 +946,18 @@ class bar_joint_model(ConstraintMethods, SimulationMethods):  # noqa: N801 - API
         from :meth:`get_initial_state`. Sets ``self.F`` (constraint residuals), ``self.q``
         and ``self.qd`` (variables).
 
+        Parameters
+        ----------
+        return_multipliers : bool, optional
+            Also return the multipliers :math:`\\lambda` (in the order of ``self.F``).
+        return_W : bool, optional
+            Also return :math:`W = J M^{-1} J^T`.
+
         Returns
         -------
         list or tuple
             As :func:`quivira.lagrange_eom`: ``sys``, ``(sys, lambda_mult)``, ``(sys, W)`` or
-            ``(sys, lambda_mult, W)``; multipliers in the order of ``self.F``.
+            ``(sys, lambda_mult, W)``.
         """
         sym = build_symbolic(self._data, use_pars=False)
         parts = assemble_eom(sym.lagrangian, sym.F, sym.q, sym.qd, sym.Q_nc,
@@ -657,29 +965,6 @@ class bar_joint_model(ConstraintMethods, SimulationMethods):  # noqa: N801 - API
                              solver=self.solver)
         self.F, self.q, self.qd = list(sym.F), list(sym.q), list(sym.qd)
         return eom_result(parts, return_multipliers, return_W)
-
-    def linearize(self, q_op: Sequence[float] | None = None,
-                  qd_op: Sequence[float] | None = None, *, allow_nonequilibrium: bool = False):
-        """Linear model ``(A, B)`` about an operating point (default: the initial pose at
-        rest), in independent coordinates chosen by coordinate partitioning of J there.
-
-        ``x = (z, ż)``, ``ẋ = A x + B u`` with ``u`` the values ``(fx, fy, torque)`` of every
-        applied force. The result unpacks as ``A, B`` and tells ``.coordinates`` (the chosen
-        independent coordinates), ``.T`` (``δq = T δz``) and ``.inputs``. See
-        :mod:`quivira.model.linearize` for the equations and the treatment of operating
-        points that are not equilibria (ValueError unless ``allow_nonequilibrium``).
-        """
-        from .linearize import linearize
-
-        return linearize(self, q_op, qd_op, allow_nonequilibrium=allow_nonequilibrium)
-
-    def modes(self, q_op: Sequence[float] | None = None):
-        """Natural frequencies and mode shapes about an equilibrium (default: the initial
-        pose), from :math:`K_z v = ω^2 M_z v`; shapes mapped back to all bar coordinates.
-        Returns a :class:`quivira.model.linearize.Modes`."""
-        from .linearize import modes
-
-        return modes(self, q_op)
 
     def mass_matrix_forms(self):
         """The model's equations in SymPy ``LagrangesMethod`` layout (numeric data as
@@ -692,38 +977,79 @@ class bar_joint_model(ConstraintMethods, SimulationMethods):  # noqa: N801 - API
                                           velocity_constraints=sym.G, W_shift=sym.W_shift,
                                           solver=self.solver))
 
+    def _linearizer(self) -> Linearizer:
+        data = self._data
+        cs = self._simulator.compiled(data)
+        n = self.n_coordinates
+        base = self.parameter_values()
+        return Linearizer(
+            system=cs, pars=Simulator.parameters(data, cs, stabilized=False),
+            active=Simulator.active_rows(data, cs), mass_diag=mass_diagonal(data),
+            tolerance=self.tolerance, q_default=initial_state(data, "linearize")[:n],
+            inputs=list(cs.assembly.collected.inputs),
+            coordinate_names=[str(v) for v in cs.q],
+            parameter_scale=max(1.0, float(np.max(np.abs(base)))))
+
+    def linearize(self, q_op: Sequence[float] | None = None,
+                  qd_op: Sequence[float] | None = None, *,
+                  allow_nonequilibrium: bool = False) -> Linearization:
+        """Linear model ``(A, B)`` about an operating point, in independent coordinates chosen
+        by coordinate partitioning of J there.
+
+        ``x = (z, ż)``, ``ẋ = A x + B u`` with ``u`` the input values of the loads (``fx``,
+        ``fy``, ``torque`` of every point load). See :mod:`quivira.model.linearize` for the
+        equations and the treatment of operating points that are not equilibria.
+
+        Parameters
+        ----------
+        q_op, qd_op : sequence of float, optional
+            The operating point (default: the initial pose, at rest).
+        allow_nonequilibrium : bool
+            Give the tangent linear model of the motion through a state that is not an
+            equilibrium (otherwise ValueError).
+
+        Returns
+        -------
+        Linearization
+            Unpacks as ``A, B``; also ``.coordinates`` (the independent coordinates), ``.T``
+            (``δq = T δz``) and ``.inputs``.
+        """
+        return self._linearizer().linearize(q_op, qd_op,
+                                            allow_nonequilibrium=allow_nonequilibrium)
+
+    def modes(self, q_op: Sequence[float] | None = None) -> Modes:
+        """Natural frequencies (rad/s) and mode shapes about an equilibrium (default: the
+        initial pose), from :math:`K_z v = ω^2 M_z v`; shapes mapped back to all coordinates.
+
+        Parameters
+        ----------
+        q_op : sequence of float, optional
+            The equilibrium pose.
+        """
+        return self._linearizer().modes(q_op)
+
     # ------------------------------------------------------------------ output
     def print_model(self) -> None:
-        """Print a readable summary of bars, joints, supports, forces and g."""
+        """Print a readable summary of bars, elements and g."""
         print(self.summary())
 
     def summary(self) -> str:
         """The text printed by :meth:`print_model`."""
         d = self._data
-        lines = [f"bar_joint_model: {len(d.bars)} bars, {len(d.joints)} joints, "
-                 f"{len(d.supports)} supports, {len(d.forces)} forces, g = {d.g:g}"]
+        lines = [f"bar_joint_model: {len(d.bars)} bars, {len(d.of(PinJoint))} joints, "
+                 f"{len(d.of(Support))} supports, {len(d.of(PointLoad))} forces, g = {d.g:g}"]
         for i, b in enumerate(d.bars):
             pose = "pose not set" if b.pose is None else (
                 f"centre ({b.pose[0]:.4g}, {b.pose[1]:.4g}), θ = {b.pose[2]:.4g} rad")
             lines.append(f"  bar {i}: L = {b.length:g}, m = {b.mass:g}, {pose}, "
                          f"velocity {tuple(round(v, 6) for v in b.velocity)}")
-        for j, jt in enumerate(d.joints):
-            pts = ", ".join(f"bar {b} at s = {s:g}" for b, s in zip(jt.bars, jt.s, strict=True))
-            lines.append(f"  joint {j}: {pts}")
-        for k, sp in enumerate(d.supports):
-            kind = "pin" if not (sp.free_x or sp.free_y) else (
-                "roller, free in x" if sp.free_x else "roller, free in y")
-            lines.append(f"  support {k}: {kind}, bar {sp.bar} at s = {sp.s:g}, "
-                         f"at ({sp.x:.4g}, {sp.y:.4g})")
-        for k, f in enumerate(d.forces):
-            lines.append(f"  force {k}: bar {f.bar} at s = {f.s:g}, (fx, fy) = ({f.fx:g}, "
-                         f"{f.fy:g}), torque {f.torque:g}")
+        lines += [f"  {el.describe(pos)}" for _, pos, el in d.items()]
         return "\n".join(lines)
 
     def __repr__(self) -> str:
         d = self._data
-        return (f"<bar_joint_model: {len(d.bars)} bars, {len(d.joints)} joints, "
-                f"{len(d.supports)} supports, {len(d.forces)} forces>")
+        return (f"<bar_joint_model: {len(d.bars)} bars, {len(d.of(PinJoint))} joints, "
+                f"{len(d.of(Support))} supports, {len(d.of(PointLoad))} forces>")
 
     # ------------------------------------------------------------------ persistence
     def to_dict(self) -> dict:
@@ -735,29 +1061,33 @@ class bar_joint_model(ConstraintMethods, SimulationMethods):  # noqa: N801 - API
         """A new model from :meth:`to_dict` data; malformed data raise ValueError."""
         data, tolerance = persistence.from_dict(d)
         model = cls(tolerance)
-        model._data = data
+        model._editor.commit(data, "loaded")
         return model
 
     def save(self, path: str | Path) -> None:
-        """Write the model to a JSON file."""
+        """Write the model to a JSON file.
+
+        Parameters
+        ----------
+        path : str or Path
+            The file to write.
+        """
         Path(path).write_text(json.dumps(self.to_dict(), indent=1))
 
     @classmethod
     def load(cls, path: str | Path) -> bar_joint_model:
-        """Read a model written by :meth:`save`; a malformed file raises ValueError."""
+        """Read a model written by :meth:`save`; a malformed file raises ValueError.
+
+        Parameters
+        ----------
+        path : str or Path
+            The file to read.
+        """
         try:
             d = json.loads(Path(path).read_text(encoding="utf-8"))
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise ValueError(f"{path}: not a valid JSON model file ({exc})") from None
         return cls.from_dict(d)
-
-
-def _snap_s(s: float, eps: float = 1e-12) -> float:
-    """Round a local coordinate within ``eps`` of -0.5, 0 or 0.5 to that value."""
-    for v in (-0.5, 0.0, 0.5):
-        if abs(s - v) <= eps:
-            return v
-    return float(s)
 
 
 BarJointModel = bar_joint_model

@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-from .components import Bar
+from .data import Bar
 
 
 def _segment(b: Bar):

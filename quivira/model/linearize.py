@@ -11,7 +11,8 @@ With the exact derivatives of the accelerations of the equations of motion,
 :math:`A_q = \\partial\\ddot q/\\partial q`,
 :math:`A_{\\dot q} = \\partial\\ddot q/\\partial\\dot q`,
 :math:`B_u = \\partial\\ddot q/\\partial u` (``hy.diff_tensors``; :math:`u` are the applied
-force values ``fx, fy, torque`` of every force, in order), and :math:`S` selecting the
+input parameters of the loads, e.g. ``fx, fy, torque`` of every point load, in order), and
+:math:`S` selecting the
 independent rows,
 
 .. math:: \\frac{d}{dt}\\begin{bmatrix} δz \\\\ δ\\dot z \\end{bmatrix}
@@ -30,7 +31,7 @@ gives the tangent linear model of the motion through that state (``modes`` alway
 an equilibrium). With :math:`\\dot z_0 \\ne 0` the position block gains
 :math:`S A_{\\dot q}\\,\\partial(T\\dot z_0)/\\partial z` (the tangent basis turns along the
 manifold), evaluated by central differences (relative accuracy about 1e-8). Velocity
-constraints (knife edges) and driven constraints are not supported (a clear error).
+constraints and driven constraints are not supported (a clear error).
 """
 
 from __future__ import annotations
@@ -73,8 +74,9 @@ def tangent_basis(J: np.ndarray, dep: list[int], ind: list[int]) -> np.ndarray:
     return T
 
 
-class Linearization(tuple):
-    """``(A, B)`` of :meth:`bar_joint_model.linearize`, with more attributes.
+@dataclass(frozen=True)
+class Linearization:
+    """The linear model of :meth:`bar_joint_model.linearize`; unpacks as ``A, B``.
 
     Attributes
     ----------
@@ -92,15 +94,27 @@ class Linearization(tuple):
         The operating point.
     """
 
-    def __new__(cls, A, B, **info):
-        obj = super().__new__(cls, (A, B))
-        obj.A, obj.B = A, B
-        for k, v in info.items():
-            setattr(obj, k, v)
-        return obj
+    A: np.ndarray
+    B: np.ndarray
+    coordinates: list
+    independent: list
+    dependent: list
+    T: np.ndarray
+    inputs: list
+    q_op: np.ndarray
+    qd_op: np.ndarray
+
+    def __iter__(self):
+        return iter((self.A, self.B))
+
+    def __len__(self) -> int:
+        return 2
+
+    def __getitem__(self, i):
+        return (self.A, self.B)[i]
 
 
-@dataclass
+@dataclass(frozen=True)
 class Modes:
     """Vibration modes about an equilibrium.
 
@@ -134,16 +148,16 @@ class Modes:
         return self.omega.shape[0]
 
 
-def _jacobian_function(cs: CompiledSystem, force_pars: list):
+def _jacobian_function(cs: CompiledSystem, input_pars: list):
     """Compiled :math:`\\partial\\ddot q/\\partial(q, \\dot q, u)` (cached on ``cs``)."""
-    key = ("linearization", tuple(str(p) for p in force_pars))
+    key = ("linearization", tuple(str(p) for p in input_pars))
     cache = cs.extra
     if key not in cache:
         parts = cs.parts
-        # derived parameters expanded: q̈ then depends on the force values only through the
-        # base parameters that are differentiated here
+        # derived parameters expanded: q̈ then depends on the inputs only through the base
+        # parameters that are differentiated here
         qdd = cs.expand_parameters(parts.qdd)
-        args = [*parts.q, *parts.qd, *force_pars]
+        args = [*parts.q, *parts.qd, *input_pars]
         dt = hy.diff_tensors(qdd, diff_args=args, diff_order=1)
         jac = np.asarray(dt.jacobian, dtype=object)
         cf = hy.cfunc(list(jac.ravel()), vars=[*parts.q, *parts.qd], **cs.cfunc_options)
@@ -151,121 +165,155 @@ def _jacobian_function(cs: CompiledSystem, force_pars: list):
     return cache[key]
 
 
-def linearize(model, q_op=None, qd_op=None, *, allow_nonequilibrium: bool = False,
-              equilibrium_tol: float = 1e-8) -> Linearization:
-    """See :meth:`quivira.bar_joint_model.linearize` and the module docstring."""
-    cs = model.compiled()
-    data = model._data
-    if data.knife_edges or any(c.velocity_level for c in data.coordinate_constraints) or any(
-            u.velocity_level for u in data.user_constraints):
-        raise ValueError("linearize: velocity (non-holonomic) constraints are not supported; "
-                         "remove knife edges and velocity-level constraints first")
-    n = model.n_coordinates
-    state = np.array(model.get_initial_state())
-    q0 = state[:n] if q_op is None else np.asarray(q_op, dtype=float).reshape(-1)
-    qd0 = np.zeros(n) if qd_op is None else np.asarray(qd_op, dtype=float).reshape(-1)
-    if q0.shape != (n,) or qd0.shape != (n,):
-        raise ValueError(f"q_op and qd_op must have {n} entries each, got {q0.shape} and "
-                         f"{qd0.shape}")
-    if not (np.all(np.isfinite(q0)) and np.all(np.isfinite(qd0))):
-        raise ValueError("q_op and qd_op must be finite")
-    pars = model._parameters(cs, stabilized=False)  # the exact equations at q_op
-    if cs.outputs.is_time_dependent if cs.m else False:
-        raise ValueError("linearize: driven (time-dependent) constraints are not supported")
-    F, J = evaluate_geometry(cs, q0, pars)
-    labels = cs.symbolic.labels
-    if F.size and np.max(np.abs(F)) > model.tolerance:
-        k = int(np.argmax(np.abs(F)))
-        raise ValueError(f"linearize: the operating point violates {labels[k]} by {F[k]:.3g}; "
-                         "pass a consistent q_op (see model.assemble())")
-    x0 = np.concatenate([q0, qd0])
-    v = evaluate_outputs(cs, x0[None, :], pars)["velocity_residual"][0]
-    if v.size and np.max(np.abs(v)) > model.tolerance:
-        k = int(np.argmax(np.abs(v)))
-        raise ValueError(f"linearize: qd_op violates {labels[k]} (J qd = {v[k]:.3g})")
-    active = model._active_rows(cs)
-    Ja = J[active]
-    dep, ind = partition(Ja)
-    if len(dep) < Ja.shape[0]:
-        raise ValueError("linearize: the constraints are redundant at the operating point "
-                         f"(rank {len(dep)} < {Ja.shape[0]} rows)")
-    if not ind:
-        raise ValueError("linearize: the model has no degree of freedom at this pose")
-    T = tangent_basis(Ja, dep, ind)
-    qdd0 = evaluate_dynamics(cs, x0[None, :], pars)["qdd"][0]
-    scale = max(1.0, float(np.max(np.abs(model.parameter_values()))))
-    if np.max(np.abs(qdd0)) > equilibrium_tol * scale and not allow_nonequilibrium:
-        k = int(np.argmax(np.abs(qdd0)))
-        raise ValueError(
-            f"linearize: the operating point is not an equilibrium (qdd[{k}] = {qdd0[k]:.3g}); "
-            "pass allow_nonequilibrium=True for the tangent linear model of the motion "
-            "through this state")
-    layout_index = {key: i for i, key in enumerate(model.parameter_keys())}
-    force_keys = [("force", k, c) for k in range(len(data.forces))
-                  for c in ("fx", "fy", "torque")]
-    force_pars = [hy.par[layout_index[key]] for key in force_keys]
-    cf, shape = _jacobian_function(cs, force_pars)
-    p = pars[: cf.nparams]
-    jac = cf(x0, pars=p).reshape(shape)
-    Aq, Aqd, Bu = jac[:, :n], jac[:, n:2 * n], jac[:, 2 * n:]
-    d = len(ind)
-    A = np.zeros((2 * d, 2 * d))
-    A[:d, d:] = np.eye(d)
-    A[d:, :d] = Aq[ind] @ T
-    if np.any(qd0 != 0.0):
-        # qd = T(q) ż: moving along δz also turns the velocity, δqd ∋ (∂(T ż0)/∂z) δz
-        A[d:, :d] += Aqd[ind] @ _dT_zdot(model, cs, pars, q0, qd0[ind], ind, dep)
-    A[d:, d:] = Aqd[ind] @ T
-    B = np.zeros((2 * d, len(force_keys)))
-    B[d:, :] = Bu[ind]
-    names = [n_ for i in range(model.n_bars) for n_ in (f"x{i}", f"y{i}", f"th{i}")]
-    return Linearization(
-        A, B, coordinates=[names[i] for i in ind], independent=ind, dependent=dep, T=T,
-        inputs=[f"force {k} · {c}" for _, k, c in force_keys], q_op=q0, qd_op=qd0)
+@dataclass(frozen=True)
+class Linearizer:
+    """Linearization and modes of a compiled system at given parameter values.
 
+    Everything it needs is given explicitly (see :meth:`quivira.bar_joint_model.linearize`
+    for how the model fills it in).
 
-def _dT_zdot(model, cs, pars, q0, zd0, ind, dep, rel_h: float = 1e-5) -> np.ndarray:
-    """:math:`\\partial (T(q(z))\\,\\dot z_0)/\\partial z` by central differences, each
-    perturbed pose put back on the constraints by Newton steps on the dependent coordinates.
+    Attributes
+    ----------
+    system : CompiledSystem
+        The compiled equations.
+    pars : numpy.ndarray
+        Their runtime parameters, with the Baumgarte rate 0 (the exact equations).
+    active : numpy.ndarray of bool
+        The constraint rows that are switched on.
+    mass_diag : numpy.ndarray
+        The diagonal of M.
+    tolerance : float
+        Largest residual accepted at the operating point.
+    q_default : numpy.ndarray
+        The operating point's coordinates when none is given (the initial pose).
+    inputs : list of (int, str)
+        Parameter index and name of every input ``u`` (columns of ``B``).
+    coordinate_names : list of str
+        Names of the coordinates.
+    parameter_scale : float
+        Size of the model's data (``max(1, max |parameter|)``), the scale of the equilibrium
+        test.
     """
-    geom = model._geometry_fn(cs, pars)
-    active = model._active_rows(cs)[: cs.n_holonomic]
 
-    def T_zd(z_shift: np.ndarray) -> np.ndarray:
-        q = q0.copy()
-        q[ind] += z_shift
-        for _ in range(30):
-            F, J = geom(q)
-            F, J = F[active], J[active]
-            if F.size == 0 or np.max(np.abs(F)) < 1e-14:
-                break
-            q[dep] -= np.linalg.lstsq(J[:, dep], F, rcond=None)[0]
-        _, J = geom(q)
-        return tangent_basis(J[active], dep, ind) @ zd0
+    system: CompiledSystem
+    pars: np.ndarray
+    active: np.ndarray
+    mass_diag: np.ndarray
+    tolerance: float
+    q_default: np.ndarray
+    inputs: list
+    coordinate_names: list
+    parameter_scale: float
 
-    d = len(ind)
-    out = np.zeros((q0.shape[0], d))
-    for k in range(d):
-        h = rel_h * max(1.0, abs(q0[ind[k]]))
-        e = np.zeros(d)
-        e[k] = h
-        out[:, k] = (T_zd(e) - T_zd(-e)) / (2 * h)
-    return out
+    def geometry(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(F, J)`` of the holonomic rows at ``q``."""
+        k = self.system.n_holonomic
+        F, J = evaluate_geometry(self.system, q, self.pars)
+        return F[:k], J[:k]
 
+    def linearize(self, q_op=None, qd_op=None, *, allow_nonequilibrium: bool = False,
+                  equilibrium_tol: float = 1e-8) -> Linearization:
+        """See :meth:`quivira.bar_joint_model.linearize` and the module docstring."""
+        cs, pars = self.system, self.pars
+        labels = cs.labels
+        if cs.n_holonomic < cs.m:
+            raise ValueError("linearize: velocity (non-holonomic) constraints are not "
+                             "supported; remove the velocity-level rows first: "
+                             + ", ".join(labels[cs.n_holonomic:]))
+        n = cs.n
+        q0 = self.q_default if q_op is None else np.asarray(q_op, dtype=float).reshape(-1)
+        qd0 = np.zeros(n) if qd_op is None else np.asarray(qd_op, dtype=float).reshape(-1)
+        if q0.shape != (n,) or qd0.shape != (n,):
+            raise ValueError(f"q_op and qd_op must have {n} entries each, got {q0.shape} and "
+                             f"{qd0.shape}")
+        if not (np.all(np.isfinite(q0)) and np.all(np.isfinite(qd0))):
+            raise ValueError("q_op and qd_op must be finite")
+        if cs.outputs.is_time_dependent if cs.m else False:
+            raise ValueError("linearize: driven (time-dependent) constraints are not supported")
+        F, J = evaluate_geometry(cs, q0, pars)
+        if F.size and np.max(np.abs(F)) > self.tolerance:
+            k = int(np.argmax(np.abs(F)))
+            raise ValueError(f"linearize: the operating point violates {labels[k]} by "
+                             f"{F[k]:.3g}; pass a consistent q_op (see model.assemble())")
+        x0 = np.concatenate([q0, qd0])
+        v = evaluate_outputs(cs, x0[None, :], pars)["velocity_residual"][0]
+        if v.size and np.max(np.abs(v)) > self.tolerance:
+            k = int(np.argmax(np.abs(v)))
+            raise ValueError(f"linearize: qd_op violates {labels[k]} (J qd = {v[k]:.3g})")
+        Ja = J[self.active]
+        dep, ind = partition(Ja)
+        if len(dep) < Ja.shape[0]:
+            raise ValueError("linearize: the constraints are redundant at the operating point "
+                             f"(rank {len(dep)} < {Ja.shape[0]} rows)")
+        if not ind:
+            raise ValueError("linearize: the model has no degree of freedom at this pose")
+        T = tangent_basis(Ja, dep, ind)
+        qdd0 = evaluate_dynamics(cs, x0[None, :], pars)["qdd"][0]
+        if np.max(np.abs(qdd0)) > equilibrium_tol * self.parameter_scale \
+                and not allow_nonequilibrium:
+            k = int(np.argmax(np.abs(qdd0)))
+            raise ValueError(
+                f"linearize: the operating point is not an equilibrium (qdd[{k}] = "
+                f"{qdd0[k]:.3g}); pass allow_nonequilibrium=True for the tangent linear model "
+                "of the motion through this state")
+        cf, shape = _jacobian_function(cs, [hy.par[i] for i, _ in self.inputs])
+        jac = cf(x0, pars=pars[: cf.nparams]).reshape(shape)
+        Aq, Aqd, Bu = jac[:, :n], jac[:, n:2 * n], jac[:, 2 * n:]
+        d = len(ind)
+        A = np.zeros((2 * d, 2 * d))
+        A[:d, d:] = np.eye(d)
+        A[d:, :d] = Aq[ind] @ T
+        if np.any(qd0 != 0.0):
+            # qd = T(q) ż: moving along δz also turns the velocity, δqd ∋ (∂(T ż0)/∂z) δz
+            A[d:, :d] += Aqd[ind] @ self._dT_zdot(q0, qd0[ind], ind, dep)
+        A[d:, d:] = Aqd[ind] @ T
+        B = np.zeros((2 * d, len(self.inputs)))
+        B[d:, :] = Bu[ind]
+        names = list(self.coordinate_names)
+        return Linearization(
+            A, B, coordinates=[names[i] for i in ind], independent=ind, dependent=dep, T=T,
+            inputs=[name for _, name in self.inputs], q_op=q0, qd_op=qd0)
 
-def modes(model, q_op=None) -> Modes:
-    """See :meth:`quivira.bar_joint_model.modes` and the module docstring."""
-    lin = linearize(model, q_op, None)
-    d = len(lin.independent)
-    T = lin.T
-    Mz = T.T @ (model._mass_diag()[:, None] * T)
-    Kz = -Mz @ lin.A[d:, :d]
-    Kz = 0.5 * (Kz + Kz.T)
-    Lc = np.linalg.cholesky(Mz)
-    Li = np.linalg.inv(Lc)
-    w2, Y = np.linalg.eigh(Li @ Kz @ Li.T)
-    V = Li.T @ Y
-    shapes = T @ V
-    shapes /= np.max(np.abs(shapes), axis=0, keepdims=True)
-    stable = w2 > 0
-    return Modes(w2, np.sqrt(np.where(stable, w2, 0.0)), stable, shapes, lin)
+    def _dT_zdot(self, q0, zd0, ind, dep, rel_h: float = 1e-5) -> np.ndarray:
+        """:math:`\\partial (T(q(z))\\,\\dot z_0)/\\partial z` by central differences, each
+        perturbed pose put back on the constraints by Newton steps on the dependent
+        coordinates."""
+        active = self.active[: self.system.n_holonomic]
+
+        def T_zd(z_shift: np.ndarray) -> np.ndarray:
+            q = q0.copy()
+            q[ind] += z_shift
+            for _ in range(30):
+                F, J = self.geometry(q)
+                F, J = F[active], J[active]
+                if F.size == 0 or np.max(np.abs(F)) < 1e-14:
+                    break
+                q[dep] -= np.linalg.lstsq(J[:, dep], F, rcond=None)[0]
+            _, J = self.geometry(q)
+            return tangent_basis(J[active], dep, ind) @ zd0
+
+        d = len(ind)
+        out = np.zeros((q0.shape[0], d))
+        for k in range(d):
+            h = rel_h * max(1.0, abs(q0[ind[k]]))
+            e = np.zeros(d)
+            e[k] = h
+            out[:, k] = (T_zd(e) - T_zd(-e)) / (2 * h)
+        return out
+
+    def modes(self, q_op=None) -> Modes:
+        """See :meth:`quivira.bar_joint_model.modes` and the module docstring."""
+        lin = self.linearize(q_op, None)
+        d = len(lin.independent)
+        T = lin.T
+        Mz = T.T @ (self.mass_diag[:, None] * T)
+        Kz = -Mz @ lin.A[d:, :d]
+        Kz = 0.5 * (Kz + Kz.T)
+        Lc = np.linalg.cholesky(Mz)
+        Li = np.linalg.inv(Lc)
+        w2, Y = np.linalg.eigh(Li @ Kz @ Li.T)
+        V = Li.T @ Y
+        shapes = T @ V
+        shapes /= np.max(np.abs(shapes), axis=0, keepdims=True)
+        stable = w2 > 0
+        return Modes(w2, np.sqrt(np.where(stable, w2, 0.0)), stable, shapes, lin)

@@ -82,7 +82,7 @@ class Coefficients:
     """Registry of the derived runtime parameters: each a polynomial in the base ones.
 
     Base parameters are ``hy.par[0 .. n_base - 1]`` (the model's
-    :func:`~quivira.model.builder.parameter_layout`); derived ones follow in order of
+    :func:`~quivira.model.symbolic.parameter_layout`); derived ones follow in order of
     registration.
     """
 

@@ -1,11 +1,13 @@
 """Simulation results: :class:`Trajectory` and :class:`SingularConfigurationError`.
 
-Reaction forces are read off the multipliers. For a joint of bars :math:`b_0, b_1, \\ldots`
-the rows :math:`p_{b_k} - p_{b_0} = 0` give :math:`J^T\\lambda` = a point force
-:math:`(\\lambda_{k,x}, \\lambda_{k,y})` at the joint point of bar :math:`b_k`, and
-:math:`-\\sum_k \\lambda_k` on bar :math:`b_0`. For a support, :math:`\\lambda` of its fixed
-direction is the force the support exerts on the bar. Signs: **the force the joint or support
-exerts on the bar**, in the global frame, in the units of the model (newtons for SI data).
+Reaction forces are read off the multipliers, as each constraint kind defines it (its
+``reaction_terms``; e.g. a pin joint's rows :math:`p_{b_k} - p_{b_0} = 0` give the force
+:math:`(\\lambda_{k,x}, \\lambda_{k,y})` on bar :math:`b_k` and :math:`-\\sum_k\\lambda_k` on
+bar :math:`b_0`). Signs: **the force the joint or support exerts on the bar**, in the global
+frame, in the units of the model (newtons for SI data).
+
+A trajectory is plain data: it pickles, and exports to pandas (:meth:`Trajectory.to_pandas`),
+xarray (:meth:`Trajectory.to_xarray`) and CSV (:meth:`Trajectory.to_csv`).
 """
 
 from __future__ import annotations
@@ -33,27 +35,32 @@ class ReactionForce:
 
 @dataclass
 class Trajectory:
-    """The motion of a model on an output grid.
+    """The motion of a model on an output grid: plain data (numpy arrays, lists, dicts).
 
     The multipliers, accelerations, singularity measure and reactions are evaluated by a
-    second compiled function the first time one of them is read (so a run that needs only
-    energies and residuals does not pay for compiling it).
+    compiled function the first time one of them is read (so a run that needs only energies
+    and residuals does not pay for compiling it). The trajectory holds no compiled code: the
+    evaluator keeps only a weak reference to the model's compiled system (and the model data
+    to rebuild it); pickling a trajectory evaluates them first and stores the arrays.
 
     Attributes
     ----------
     t : ndarray (n_points,)
-        Output times.
+        Output times (s for SI data).
     q, qd : ndarray (n_points, n)
-        Coordinates and velocities, per bar ``(x, y, θ)`` of its centre.
+        Coordinates and velocities, per bar ``(x, y, θ)`` of its centre (m, rad; m/s, rad/s).
+    coordinate_names, velocity_names : list of str
+        Name of each coordinate (``x0, y0, th0, x1, ...``) and velocity (``vx0, vy0, om0,
+        ...``).
     lambda_mult : ndarray (n_points, m)
         Lagrange multipliers, one column per constraint row (``J^T λ`` is the generalized
-        constraint force).
+        constraint force: N for rows of positions in m).
     constraint_labels : list of str
         One label per row, e.g. ``"joint 2 · bar 3 · x"``, ``"support 0 · y"``.
     energy, kinetic_energy, potential_energy : ndarray (n_points,)
-        Mechanical energy :math:`T + V`, with :math:`V` the gravity potential plus the
-        potential :math:`-(f\\cdot p + τθ)` of the constant applied loads (so ``energy`` is
-        conserved by the exact motion).
+        Mechanical energy :math:`T + V` (J), with :math:`V` the gravity potential plus the
+        potential of the conservative loads (so ``energy`` is conserved by the exact motion of
+        a model without dissipation or driving).
     position_residual, velocity_residual : ndarray (n_points, m)
         :math:`F(q)` and :math:`J \\dot q` at every output time.
     singularity : ndarray (n_points,)
@@ -61,7 +68,14 @@ class Trajectory:
     qdd : ndarray (n_points, n)
         Accelerations :math:`\\ddot q` from the equations of motion at each state.
     reactions : list of ReactionForce
-        The force of every joint and support on every bar it touches.
+        The force of every joint and support on every bar it touches (N).
+    info : dict
+        How the run was made (tolerance, Taylor order, timings in s, ...).
+    constraint_groups : dict
+        Rows and data of every named constraint (for :meth:`constraint_output`).
+    reaction_map : list
+        How multipliers become reactions: ``[((kind, index, bar), [(column, axis, sign),
+        ...]), ...]``, force on the bar ``= Σ sign · λ[:, column]`` along the axis (0 = x).
     """
 
     t: np.ndarray
@@ -73,18 +87,28 @@ class Trajectory:
     position_residual: np.ndarray
     velocity_residual: np.ndarray
     info: dict = field(default_factory=dict)
-    #: named constraints: name -> {"kind", "rows", and for coordinate constraints the data}
     constraint_groups: dict = field(default_factory=dict)
-    #: returns {"lambda_mult", "qdd", "singularity"}; called once, on first access
+    reaction_map: list = field(default_factory=list)
+    coordinate_names: list[str] = field(default_factory=list)
+    velocity_names: list[str] = field(default_factory=list)
+    #: computes {"lambda_mult", "qdd", "singularity"} on first access (a picklable object)
     dynamics_source: Callable[[], dict] | None = field(default=None, repr=False)
-    #: turns the multipliers into the list of ReactionForce
-    reaction_source: Callable[[np.ndarray], list] | None = field(default=None, repr=False)
     _dyn: dict | None = field(default=None, init=False, repr=False)
     _reactions: list | None = field(default=None, init=False, repr=False)
 
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        if self._dyn is None and self.dynamics_source is not None:
+            state["_dyn"] = self._dynamics()
+        state["dynamics_source"] = None  # evaluated: no compiled code, no model in the pickle
+        return state
+
     def _dynamics(self) -> dict:
         if self._dyn is None:
+            if self.dynamics_source is None:
+                raise ValueError("this trajectory has no multipliers (no source to compute them)")
             self._dyn = self.dynamics_source()
+            self.dynamics_source = None
         return self._dyn
 
     @property
@@ -100,18 +124,17 @@ class Trajectory:
     @property
     def singularity(self) -> np.ndarray:
         """:math:`\\min_k d_k/W_{kk}` per point (1 well-conditioned, → 0 near singular), with
-        :math:`d_k` the pivots of the symbolic LU of W in the solver's row order (the model's
-        ``"ordered"`` permutation): a row-order dependent but cheap measure, bounded by
+        :math:`d_k` the pivots of the symbolic factorization of W in the solver's row order (the
+        model's ``"ordered"`` permutation): a row-order dependent but cheap measure, bounded by
         :math:`σ_{min}(W)/\\max_k W_{kk} \\le \\min_k d_k/W_{kk} \\le 1`."""
         return self._dynamics()["singularity"]
 
     @property
     def reactions(self) -> list[ReactionForce]:
-        """Force of every joint and support on every bar it touches."""
+        """Force (N) of every joint and support on every bar it touches."""
         if self._reactions is None:
-            self._reactions = self.reaction_source(self.lambda_mult)
+            self._reactions = reactions_from_multipliers(self.lambda_mult, self.reaction_map)
         return self._reactions
-
     @property
     def energy(self) -> np.ndarray:
         """Total mechanical energy ``kinetic_energy + potential_energy``."""
@@ -126,6 +149,81 @@ class Trajectory:
     def n_points(self) -> int:
         """Number of output times."""
         return self.t.shape[0]
+
+    # ------------------------------------------------------------------ exports
+    def _names(self) -> tuple[list[str], list[str]]:
+        n = self.q.shape[1]
+        q_names = list(self.coordinate_names) or [f"q{j}" for j in range(n)]
+        qd_names = list(self.velocity_names) or [f"qd{j}" for j in range(n)]
+        return q_names, qd_names
+
+    def _columns(self) -> list[tuple[str, np.ndarray]]:
+        """``(name, values)`` of every column of the tidy table."""
+        q_names, qd_names = self._names()
+        cols = [("t", self.t)]
+        cols += [(c, self.q[:, j]) for j, c in enumerate(q_names)]
+        cols += [(c, self.qd[:, j]) for j, c in enumerate(qd_names)]
+        lam = self.lambda_mult
+        cols += [(f"lambda[{lb}]", lam[:, k]) for k, lb in enumerate(self.constraint_labels)]
+        for r in self.reactions:
+            cols += [(f"{r.label} · F{a}", r.force[:, i]) for i, a in enumerate("xy")]
+        cols += [("kinetic_energy", self.kinetic_energy),
+                 ("potential_energy", self.potential_energy), ("energy", self.energy)]
+        return cols
+
+    def to_pandas(self):
+        """The trajectory as a tidy :class:`pandas.DataFrame`: one row per output time;
+        columns ``t``, the coordinates (``x0``, ``y0``, ``th0``, ...), the velocities (``vx0``,
+        ``vy0``, ``om0``, ...), the multipliers ``lambda[<constraint label>]``, the reactions
+        ``<joint j on bar b> · Fx``/``Fy`` and the energies. Needs pandas."""
+        try:
+            import pandas as pd
+        except ImportError:  # pragma: no cover - pandas is in the test environment
+            raise ImportError("Trajectory.to_pandas needs pandas: pip install pandas") from None
+        return pd.DataFrame({name: np.asarray(v) for name, v in self._columns()})
+
+    def to_xarray(self):
+        """The trajectory as an :class:`xarray.Dataset` with dims ``time`` × ``coordinate`` /
+        ``constraint``: variables ``q``, ``qd``, ``qdd`` (time, coordinate), ``lambda_mult``,
+        ``position_residual``, ``velocity_residual`` (time, constraint) and the energies
+        (time); units in the ``units`` attributes (SI data). Needs xarray."""
+        try:
+            import xarray as xr
+        except ImportError:  # pragma: no cover - xarray is in the test environment
+            raise ImportError("Trajectory.to_xarray needs xarray: pip install xarray") from None
+        q_names, _ = self._names()
+        tc, tk = ("time", "coordinate"), ("time", "constraint")
+        data = {
+            "q": (tc, self.q, {"units": "m or rad"}),
+            "qd": (tc, self.qd, {"units": "m/s or rad/s"}),
+            "qdd": (tc, self.qdd, {"units": "m/s^2 or rad/s^2"}),
+            "lambda_mult": (tk, self.lambda_mult, {"units": "N (or N m)"}),
+            "position_residual": (tk, self.position_residual, {}),
+            "velocity_residual": (tk, self.velocity_residual, {}),
+            "kinetic_energy": ("time", self.kinetic_energy, {"units": "J"}),
+            "potential_energy": ("time", self.potential_energy, {"units": "J"}),
+            "energy": ("time", self.energy, {"units": "J"}),
+        }
+        return xr.Dataset(data, coords={"time": ("time", self.t, {"units": "s"}),
+                                        "coordinate": q_names,
+                                        "constraint": list(self.constraint_labels)},
+                          attrs={k: v for k, v in self.info.items()
+                                 if isinstance(v, (int, float, str))})
+
+    def to_csv(self, path) -> None:
+        """Write the table of :meth:`to_pandas` as CSV (comma-separated, a header row, every
+        number with 17 significant digits: exact round trip). Needs no pandas."""
+        import csv
+        from pathlib import Path
+
+        cols = self._columns()
+        with Path(path).open("w", newline="", encoding="utf-8") as fh:
+            w = csv.writer(fh)
+            w.writerow([name for name, _ in cols])
+            values = np.column_stack([np.asarray(v, dtype=float) for _, v in cols]) \
+                if self.n_points else np.zeros((0, len(cols)))
+            for row in values:
+                w.writerow([repr(float(x)) for x in row])
 
     def max_position_residual(self) -> float:
         """Largest :math:`|F(q)|` over the trajectory."""
@@ -153,17 +251,18 @@ class Trajectory:
             ) from None
 
     def constraint_output(self, constraint: str | int, output: str) -> np.ndarray:
-        """Per-constraint outputs, as Exudyn's output variables of a coordinate constraint.
+        """Per-constraint outputs, as Exudyn's output variables of a connector.
 
         Parameters
         ----------
         constraint : str or int
-            Name of a coordinate, user or knife-edge constraint, or its index.
+            Name of a named constraint, or its index among them.
         output : {"Displacement", "Velocity", "ConstraintEquation", "Force"}
             ``Displacement`` :math:`Δq = q_1 - q_0` and ``Velocity`` :math:`Δv = \\dot q_1 -
-            \\dot q_0` of the marker coordinates (no scaling matrices; coordinate constraints
-            only); ``ConstraintEquation`` the residual :math:`c` (velocity level: of the
-            velocity equation); ``Force`` the multipliers :math:`\\lambda` of its rows.
+            \\dot q_0` of the marker coordinates (no scaling matrices; constraints between two
+            markers only); ``ConstraintEquation`` the residual :math:`c` (velocity level: of
+            the velocity equation; switched-off constraints included); ``Force`` the
+            multipliers :math:`\\lambda` of its rows.
 
         Returns
         -------
@@ -184,19 +283,17 @@ class Trajectory:
         if output == "Force":
             return self.lambda_mult[:, rows]
         if output in ("Displacement", "Velocity"):
-            if grp["kind"] != "cc":
+            if "markers" not in grp:
                 raise ValueError(f"{output} is defined for coordinate constraints only")
             X = self.q if output == "Displacement" else self.qd
-            return _marker(X, grp["bar1"]) - _marker(X, grp["bar0"])
+            bar0, bar1 = grp["markers"]
+            return _marker(X, bar1) - _marker(X, bar0)
         if output == "ConstraintEquation":
-            if grp["kind"] == "cc":
+            if "terms" in grp:  # c = sum of sign * (marker^power) @ mat.T - offset
                 X = self.qd if grp["velocity_level"] else self.q
-                q0, q1 = _marker(X, grp["bar0"]), _marker(X, grp["bar1"])
                 c = -np.asarray(grp["offset"])[None, :]
-                for mat, v, sign in ((grp["X1"], q1, 1), (grp["Y1"], q1 * q1, 1),
-                                     (grp["X0"], q0, -1), (grp["Y0"], q0 * q0, -1)):
-                    if mat is not None:
-                        c = c + sign * (v @ np.asarray(mat).T)
+                for bar, power, sign, mat in grp["terms"]:
+                    c = c + sign * (_marker(X, bar) ** power @ np.asarray(mat).T)
                 return c
             if grp["velocity_level"]:
                 return self.velocity_residual[:, rows]
@@ -249,43 +346,13 @@ class SingularConfigurationError(RuntimeError):
         self.trajectory = trajectory
 
 
-def constraint_groups(data, row_owner: list[tuple]) -> dict:
-    """Rows and data of the named constraints, for :meth:`Trajectory.constraint_output`."""
-    groups: dict = {}
-    specs = ([("cc", i, c) for i, c in enumerate(data.coordinate_constraints)]
-             + [("user", i, u) for i, u in enumerate(data.user_constraints)]
-             + [("knife", i, k) for i, k in enumerate(data.knife_edges)])
-    for kind, i, c in specs:
-        rows = [r for r, o in enumerate(row_owner) if o[0] == kind and o[1] == i]
-        g = {"kind": kind, "rows": rows,
-             "velocity_level": kind == "knife" or bool(getattr(c, "velocity_level", False))}
-        if kind == "cc":
-            g.update(bar0=c.bar0, bar1=c.bar1, X0=c.X0, X1=c.X1, Y0=c.Y0, Y1=c.Y1,
-                     offset=list(c.offset), active=c.active)
-        groups[c.name] = g
-    return groups
-
-
-def reactions_from_multipliers(lam: np.ndarray, row_owner: list[tuple], joints) -> list:
-    """Turn multiplier columns into :class:`ReactionForce` records (see module docstring)."""
-    n_pts = lam.shape[0]
-    out: dict[tuple, np.ndarray] = {}
-    order: list[tuple] = []
-
-    def acc(key, axis, values):
-        if key not in out:
-            out[key] = np.zeros((n_pts, 2))
-            order.append(key)
-        out[key][:, axis] += values
-
-    for j, jt in enumerate(joints):  # bar b0 first, for a stable order
-        acc(("joint", j, jt.bars[0]), 0, 0.0)
-    for col, owner in enumerate(row_owner):
-        kind, idx, bar, axis = owner[:4]
-        a = 0 if axis == "x" else 1
-        if kind == "joint":
-            acc((kind, idx, bar), a, lam[:, col])
-            acc((kind, idx, joints[idx].bars[0]), a, -lam[:, col])
-        elif kind == "support":
-            acc((kind, idx, bar), a, lam[:, col])
-    return [ReactionForce(k[0], k[1], k[2], out[k]) for k in order]
+def reactions_from_multipliers(lam: np.ndarray, reaction_map: list) -> list[ReactionForce]:
+    """Turn multiplier columns into :class:`ReactionForce` records (see
+    :attr:`Trajectory.reaction_map`)."""
+    out = []
+    for (kind, index, bar), terms in reaction_map:
+        force = np.zeros((lam.shape[0], 2))
+        for col, axis, sign in terms:
+            force[:, axis] += sign * lam[:, col]
+        out.append(ReactionForce(kind, index, bar, force))
+    return out

@@ -1,10 +1,10 @@
 """Typeset one symbolic entry of M, J, W or λ with readable names.
 
 The compiled equations use runtime parameters ``par[i]`` for every numeric datum; the
-model's :meth:`~quivira.bar_joint_model.parameter_keys` says what each one is, so the formula
-can be shown in the usual symbols: ``m_i``, ``I_i = m_i L_i²/12``, ``g``, ``s L`` of the
-points on bars, load components. SymPy is a lab/test dependency only: it is imported when
-a formula is asked for, and without it the heyoka expression is shown as text.
+model's :meth:`~quivira.bar_joint_model.parameter_symbols` says how each one is written, so
+the formula can be shown in the usual symbols: ``m_i``, ``I_i = m_i L_i²/12``, ``g``, ``s L``
+of the points on bars, load components. SymPy is a lab/test dependency only: it is imported
+when a formula is asked for, and without it the heyoka expression is shown as text.
 """
 
 from __future__ import annotations
@@ -16,39 +16,14 @@ MAX_NODES = 1500  # SymPy trees larger than this are shown as text, too
 
 
 def _param_symbols(sp, model) -> dict:
-    """``Symbol("par[i]")`` → SymPy expression in readable names."""
-    keys = model.parameter_keys()
-    joints = model.joints
-    forces = model.forces
-    supports = model.supports
-    S = sp.Symbol
+    """``Symbol("par[i]")`` → SymPy expression in readable names, from the model's
+    :meth:`~quivira.bar_joint_model.parameter_symbols` (products of named factors)."""
     out = {}
-    for i, key in enumerate(keys):
-        kind = key[0]
-        e = None
-        if kind == "g":
-            e = S("g")
-        elif kind == "bar":
-            b, what = key[1], key[2]
-            m, inertia = S(f"m_{b}"), S(f"I_{b}")
-            e = {"inv_mass": 1 / m, "inv_inertia": 1 / inertia, "weight": m * S("g"),
-                 "mass": m, "inertia": inertia}.get(what)
-        elif kind == "joint" and key[-1] == "sL":
-            j, k = key[1], key[2]
-            e = S(f"s_{{J{j}.{k}}}") * S(f"L_{joints[j].bars[k]}")
-        elif kind == "force":
-            k, what = key[1], key[2]
-            e = {"sL": S(f"s_{{F{k}}}") * S(f"L_{forces[k].bar}"), "fx": S(f"F_{{x{k}}}"),
-                 "fy": S(f"F_{{y{k}}}"), "torque": S(f"tau_{k}")}.get(what)
-        elif kind == "support":
-            k, what = key[1], key[2]
-            e = {"sL": S(f"s_{{S{k}}}") * S(f"L_{supports[k].bar}"), "x": S(f"X_{{S{k}}}"),
-                 "y": S(f"Y_{{S{k}}}")}.get(what)
-        elif kind == "cc":
-            e = S(f"a_{key[1]}") if key[2] == "active" else S(f"o_{{{key[1]}.{key[3]}}}")
-        elif kind == "knife":
-            e = S(f"\\ell_{{K{key[1]}}}")
-        out[f"par[{i}]"] = e if e is not None else S(f"p_{i}")
+    for i, factors in enumerate(model.parameter_symbols()):
+        e = sp.Integer(1)
+        for name, power in factors:
+            e = e * sp.Symbol(name) ** power
+        out[f"par[{i}]"] = e if factors else sp.Symbol(f"p_{i}")
     return out
 
 

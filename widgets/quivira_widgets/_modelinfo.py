@@ -1,4 +1,4 @@
-"""Short facts about a model read through its public API: counts and topology."""
+"""Short facts about a model read through its public API: counts, display rounding."""
 
 from __future__ import annotations
 
@@ -12,22 +12,6 @@ def counts_line(model) -> str:
     return " · ".join([_plural(model.n_bars, "bar"), _plural(len(model.joints), "joint"),
                        _plural(len(model.supports), "support"), _plural(len(model.forces), "force"),
                        f"g = {model.g:g}"])
-
-
-def topology_signature(model) -> tuple:
-    """What decides whether the model's compiled code can be reused after an edit.
-
-    Mirrors the connectivity the core caches compiled code by (bar count, the bars of each
-    joint, support bars and free directions, force bars, named constraints); numeric values
-    (lengths, masses, g, loads, positions, joint points) are not part of it.
-    """
-    return (
-        model.n_bars,
-        tuple(tuple(j.bars) for j in model.joints),
-        tuple((s.bar, s.free_x, s.free_y) for s in model.supports),
-        tuple(f.bar for f in model.forces),
-        tuple(getattr(model, "constraint_names", ())),
-    )
 
 
 def nice(v: float) -> float:

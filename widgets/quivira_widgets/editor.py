@@ -80,7 +80,7 @@ class ModelEditor(widgets.VBox):
     Attributes
     ----------
     model : quivira.bar_joint_model
-        The model edited now (replaced when a file is loaded, see :meth:`on_model_loaded`).
+        The model edited (a loaded file replaces its content: ``model.replace_with``).
     messages : dict of str to Message
         The message line of each section: ``"bars"``, ``"joints"``, ``"supports"``,
         ``"forces"``, ``"model"``.
@@ -107,7 +107,6 @@ class ModelEditor(widgets.VBox):
         super().__init__()
         self.model = model
         self._syncing = False
-        self._loaded_callbacks: list[Callable] = []
         self.messages = {s: Message() for s in SECTIONS}
         self.summary = widgets.HTML()
         self.summary.add_class("quivira-summary")
@@ -740,18 +739,8 @@ class ModelEditor(widgets.VBox):
             self.upload.value = ()
         self._replace(new, f"loaded {name}")
 
-    def on_model_loaded(self, callback: Callable) -> None:
-        """Call ``callback(new_model)`` when a file replaces the edited model.
-
-        The core has no way to load a file into an existing model, so loading makes a new
-        model; :class:`~quivira_widgets.Studio` uses this to hand it to the other panels.
-        """
-        self._loaded_callbacks.append(callback)
-
     def _replace(self, new, text: str) -> None:
-        self.set_model(new)
-        for cb in list(self._loaded_callbacks):
-            cb(new)
+        self.model.replace_with(new)  # same model object: every panel observing it follows
         self.messages["model"].ok(text)
 
     def set_model(self, model: BarJointModel) -> None:

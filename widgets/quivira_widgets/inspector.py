@@ -82,8 +82,7 @@ class MatrixInspector(widgets.VBox):
         self.eigenvalues_W = np.zeros(0)
         self.near_singular = False
         self.decomposition_size: int | None = None
-        self._decomp_cache: tuple[object, int] | None = None
-        self._cs = None
+        self._decomp_cache: tuple[tuple, int] | None = None
         self.pane = FigurePane(figsize, dpi, backend)
         self.figure = self.pane.figure
         self._build_figure()
@@ -187,7 +186,6 @@ class MatrixInspector(widgets.VBox):
         self.state = None
         self.state_label = "initial state"
         self.stale = True
-        self._cs = None
         if self._active:
             try:
                 self.refresh()
@@ -200,7 +198,7 @@ class MatrixInspector(widgets.VBox):
         self.stale = False
         try:
             mats = self.model.matrices(self.state)
-            cs = self.model.compiled()
+            pattern = self.model.sparsity()
         except ValueError as exc:
             self.matrices = None
             self.message.error(str(exc))
@@ -209,11 +207,11 @@ class MatrixInspector(widgets.VBox):
             return
         self.message.clear()
         self.matrices = mats
-        self._cs = cs
-        if self._decomp_cache is None or self._decomp_cache[0] is not cs:
-            self._decomp_cache = (cs, int(cs.decomposition_size))
+        key = self.model.topology_key()
+        if self._decomp_cache is None or self._decomp_cache[0] != key:
+            self._decomp_cache = (key, int(self.model.compiled().decomposition_size))
         self.decomposition_size = self._decomp_cache[1]
-        self._draw(mats, cs.parts)
+        self._draw(mats, pattern)
         self._report(mats)
         self._entry_options()
 
@@ -223,12 +221,10 @@ class MatrixInspector(widgets.VBox):
             self._show_matrix(name, z, z.astype(bool), name, [], [])
         self.pane.redraw()
 
-    def _draw(self, mats: dict, parts) -> None:
+    def _draw(self, mats, pattern) -> None:
         M, J, W, lam = mats["M"], mats["J"], mats["W"], mats["lambda_mult"]
         n, m = M.shape[0], J.shape[0]
-        pM = _pattern(parts.M_rows, n, n)
-        pJ = _pattern(parts.J_rows, m, n)
-        pW = _pattern(parts.W_rows, m, m) | (W != 0)
+        pM, pJ, pW = pattern.M, pattern.J, pattern.W | (W != 0)
         coords = _coordinate_names(n // 3)
         labels = [_short(lb) for lb in mats["labels"]]
         self._show_matrix("M", M, pM, f"M  {n}×{n} · {int(pM.sum())} nonzero", coords, coords)
@@ -308,18 +304,7 @@ class MatrixInspector(widgets.VBox):
                          col: int | None = None) -> hy.expression | float:
         """The symbolic entry (heyoka expression, or 0.0 for a structural zero), written with
         the model's own parameters only (the compiled code's derived parameters expanded)."""
-        cs = self._cs
-        if cs is None:
-            cs = self._cs = self.model.compiled()
-        parts = cs.parts
-        if which == "lambda":
-            entry = parts.lambda_mult[row]
-        else:
-            rows = {"M": parts.M_rows, "J": parts.J_rows, "W": parts.W_rows}[which]
-            entry = rows[row].get(col, 0.0)
-        if isinstance(entry, hy.expression):
-            entry = cs.expand_parameters([entry])[0]
-        return entry
+        return self.model.symbolic_entry(which, row, None if which == "lambda" else col)
 
     def show_formula(self) -> str:
         """Show the formula of the entry chosen in the controls; returns its kind
@@ -361,15 +346,6 @@ class MatrixInspector(widgets.VBox):
         self.pane.close()
         close_tree(self)
         super().close()
-
-
-def _pattern(rows: list, r: int, c: int) -> np.ndarray:
-    p = np.zeros((r, c), dtype=bool)
-    for i, row in enumerate(rows[:r]):
-        for j in row:
-            if j < c:
-                p[i, j] = True
-    return p
 
 
 def _coordinate_names(n_bars: int) -> list[str]:

@@ -18,7 +18,6 @@ import math
 import shutil
 import time
 import warnings
-import weakref
 from collections.abc import Callable
 from pathlib import Path
 
@@ -32,7 +31,6 @@ from quivira import BarJointModel, SingularConfigurationError, Trajectory
 from . import _geometry as geo
 from ._figure import FigurePane
 from ._messages import Message
-from ._modelinfo import topology_signature
 from ._widgets import close_tree
 from .view import ModelView
 
@@ -70,7 +68,7 @@ class MotionPlayer(widgets.VBox):
         The motion shown (None before a run, or after a failed one).
     run_info : dict
         Of the last run: ``compile_s``, ``integrate_s``, ``draw_s``, ``total_s``,
-        ``reused`` (True when the compiled code of an earlier run was reused) and
+        ``reused`` (True when compiled code of this topology existed already) and
         ``stopped`` (the reason when a singular pose stopped the integration).
     n_runs : int
         Number of simulations run.
@@ -95,13 +93,11 @@ class MotionPlayer(widgets.VBox):
         self.run_info: dict = {}
         self.n_runs = 0
         self._has_run = False
-        self._seen_cs: dict[int, weakref.ref] = {}
         self._frame_callbacks: list[Callable] = []
         self._run_callbacks: list[Callable] = []
         self._lengths = np.zeros(0)
         self._busy = False
         self._quiet = False
-        self._last_sig: tuple | None = None
         # ---------------------------------------------------------------- controls
         style = {"description_width": "52px"}
         self.t_end = widgets.FloatText(value=t_end, description="time [s]", style=style,
@@ -311,20 +307,14 @@ class MotionPlayer(widgets.VBox):
     def _simulate(self):
         t_start = time.perf_counter()
         self._has_run = True
-        sig = topology_signature(self.model)
-        known = self._last_sig == sig
-        self._step(0, "1/3 re-using the compiled equations…" if known else
+        reused = self.model.is_compiled()
+        self._step(0, "1/3 re-using the compiled equations…" if reused else
                    "1/3 compiling the equations of this topology (once per topology)…")
         notes: list[str] = []
         stopped = None
         try:
-            cs = self.model.compiled()
+            self.model.compiled()
             t_comp = time.perf_counter()
-            ref = self._seen_cs.get(id(cs))
-            reused = ref is not None and ref() is cs
-            self._seen_cs = {k: r for k, r in self._seen_cs.items() if r() is not None}
-            self._seen_cs[id(cs)] = weakref.ref(cs)
-            self._last_sig = sig
             self._step(1, f"2/3 integrating {self.t_end.value:g} s…")
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")

@@ -90,7 +90,6 @@ class Studio(widgets.VBox):
         self.add_class("quivira-studio")
         self.tabs.observe(self._on_tab, names="selected_index")
         self.follow.observe(lambda _: self._on_follow(), names="value")
-        self.editor.on_model_loaded(self.set_model)
         self.player.on_simulated(self._on_simulated)
         self.player.on_frame(self._on_frame)
         self.model.observe(self._on_model_change)

@@ -1,0 +1,204 @@
+"""The model's data with its edits and observers: one object, copy-on-write.
+
+Every edit works on a copy of the current :class:`~quivira.model.data.ModelData`, validates,
+and only then replaces the data (a *commit*): a failed edit leaves the model as it was, and
+any data object once committed is never changed again (results may keep a reference to it).
+After a commit the observers are told what changed (once per :meth:`ModelEditor.batch`).
+Element kinds are edited generically: :meth:`ModelEditor.add` appends a validated element,
+:meth:`ModelEditor.replace` swaps one, :meth:`ModelEditor.remove` deletes one, and
+:meth:`ModelEditor.remove_bar` asks every element how it is re-indexed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import numbers
+import warnings
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from .data import Bar, ModelData
+from .elements import KINDS, Element
+from .validation import bar_index, check_index
+
+
+class ModelEditor:
+    """Data, edits and observers of a model (see the module docstring)."""
+
+    def __init__(self, data: ModelData | None = None) -> None:
+        self.data = ModelData() if data is None else data
+        self.revision = 0
+        self._observers: list[Callable[[str], None]] = []
+        self._batch_depth = 0
+        self._batch_changes: list[str] = []
+
+    # ------------------------------------------------------------------ observers
+    def observe(self, callback: Callable[[str], None]) -> None:
+        """Call ``callback(what)`` after every change (``what`` names it)."""
+        if not callable(callback):
+            raise TypeError(f"observe: expected a callable, got {callback!r}")
+        if callback not in self._observers:
+            self._observers.append(callback)
+
+    def unobserve(self, callback: Callable[[str], None]) -> None:
+        """Stop calling ``callback`` on changes."""
+        if callback in self._observers:
+            self._observers.remove(callback)
+
+    def _notify(self, what: str) -> None:
+        for cb in list(self._observers):
+            try:
+                cb(what)
+            except Exception as exc:  # an observer's bug must not undo or hide the edit
+                warnings.warn(f"model observer {cb!r} failed on {what!r}: {exc!r}",
+                              RuntimeWarning, stacklevel=4)
+
+    @contextlib.contextmanager
+    def batch(self) -> Iterator[None]:
+        """Group edits: observers are told once, at the end (``what`` = ``"batch: ..."``).
+
+        If an edit inside raises, the edits made before it are kept (each edit is validated
+        on its own) and observers are still told.
+        """
+        self._batch_depth += 1
+        try:
+            yield
+        finally:
+            self._batch_depth -= 1
+            if not self._batch_depth and self._batch_changes:
+                changes, self._batch_changes = self._batch_changes, []
+                self._notify("batch: " + ", ".join(dict.fromkeys(changes)))
+
+    # ------------------------------------------------------------------ commits
+    def draft(self) -> ModelData:
+        """A copy of the data to edit."""
+        return self.data.copy()
+
+    def commit(self, data: ModelData, what: str) -> None:
+        """Make ``data`` the model's data and tell the observers."""
+        self.data = data
+        self.revision += 1
+        if self._batch_depth:
+            self._batch_changes.append(what)
+            return
+        self._notify(what)
+
+    def edit(self, what: str, change: Callable[[ModelData], Any]) -> Any:
+        """Apply ``change`` to a draft and commit it; returns what ``change`` returned. If
+        ``change`` raises, nothing is committed."""
+        data = self.draft()
+        result = change(data)
+        self.commit(data, what)
+        return result
+
+    # ------------------------------------------------------------------ bars
+    def check_bar(self, i: Any, what: str) -> int:
+        """A valid bar index of the current data."""
+        return bar_index(i, len(self.data.bars), what)
+
+    def posed_bar(self, i: int, what: str) -> Bar:
+        """Bar ``i``, which must have an initial pose."""
+        b = self.data.bars[i]
+        if b.pose is None:
+            raise ValueError(
+                f"{what}: bar {i} has no initial pose yet; call set_init_bar_attitude({i}, x0, "
+                "y0, theta0) first")
+        return b
+
+    def add_bar(self, bar: Bar) -> int:
+        """Append a (validated) bar; returns its index."""
+        def change(data):
+            data.bars.append(bar)
+            return len(data.bars) - 1
+
+        return self.edit("bar added", change)
+
+    def set_bar(self, i: Any, what: str, **values: Any) -> None:
+        """Set fields of bar ``i`` (values validated by the caller); ``what`` names the edit."""
+        i = self.check_bar(i, "bar_index")
+
+        def change(data):
+            b = data.bars[i]
+            for k, v in values.items():
+                setattr(b, k, v)
+
+        self.edit(what, change)
+
+    def set_value(self, name: str, value: Any) -> None:
+        """Set a model-wide value (``g``, ``stabilization``; validated by the caller)."""
+        self.edit(name, lambda data: setattr(data, name, value))
+
+    def remove_bar(self, i: Any) -> dict:
+        """Remove a bar and what depends on it; higher bar indices shift down by one.
+
+        Every element is asked how it is re-indexed (:meth:`Element.reindexed`); those that
+        cannot exist without the bar are removed. Returns what was removed: ``{"bar": i,
+        <collection>: [indices], ..., "constraints": [names of named elements]}``.
+        """
+        data = self.draft()
+        i = bar_index(i, len(data.bars), "bar_index")
+        removed: dict = {"bar": i}
+        removed.update({k.collection: [] for k in KINDS if not k.named})
+        removed["constraints"] = []
+        del data.bars[i]
+        for kind in KINDS:
+            kept = []
+            for pos, el in enumerate(data.of(kind)):
+                new = el.reindexed(i)
+                if new is None:
+                    (removed["constraints"].append(el.name) if kind.named
+                     else removed[kind.collection].append(pos))
+                else:
+                    kept.append(new)
+            data.elements[kind.collection] = kept
+        self.commit(data, "bar removed")
+        return removed
+
+    # ------------------------------------------------------------------ elements
+    def add(self, make: Callable[[ModelData, int], Element], kind: type[Element]) -> int:
+        """Append the element ``make(draft, position)`` (which validates); returns its index."""
+        data = self.draft()
+        pos = len(data.of(kind))
+        data.of(kind).append(make(data, pos))
+        self.commit(data, f"{kind.title} added")
+        return pos
+
+    def replace(self, kind: type[Element], position: Any,
+                make: Callable[[ModelData, Element, int], Element]) -> None:
+        """Replace element ``position`` of a kind by ``make(draft, old, position)``."""
+        data = self.draft()
+        items = data.of(kind)
+        k = check_index(position, len(items), kind.title)
+        items[k] = make(data, items[k], k)
+        self.commit(data, kind.title)
+
+    def remove(self, kind: type[Element], position: Any) -> None:
+        """Remove element ``position`` of a kind (later ones shift down by one)."""
+        data = self.draft()
+        items = data.of(kind)
+        del items[check_index(position, len(items), kind.title)]
+        self.commit(data, f"{kind.title} removed")
+
+    # ------------------------------------------------------------------ named elements
+    def unique_name(self, name: Any, default: str, data: ModelData) -> str:
+        """``name`` (or ``default``) if no named element has it yet."""
+        from .validation import check_name
+
+        return check_name(default if name is None else name, set(data.names()))
+
+    def find_named(self, key: Any) -> tuple[type[Element], int]:
+        """The kind and position of a named element, by name or by its index among all named
+        elements (in registry order)."""
+        named = self.data.named()
+        names = [e.name for _, _, e in named]
+        if isinstance(key, str):
+            if key not in names:
+                raise ValueError(f"no constraint named {key!r}; constraints are {names}")
+            kind, pos, _ = named[names.index(key)]
+            return kind, pos
+        if isinstance(key, numbers.Integral) and not isinstance(key, bool) \
+                and 0 <= key < len(named):
+            kind, pos, _ = named[key]
+            return kind, pos
+        raise ValueError(f"constraint: expected a name or an index in [0, {len(named)}), got "
+                         f"{key!r}")

@@ -1,0 +1,69 @@
+"""The element kinds of the bar model, one class each, and their registry.
+
+Every kind is one module here with one class (see :mod:`.base` for what a class provides):
+
+========================  =====================  ==========================================
+class                     module                 what it adds
+========================  =====================  ==========================================
+:class:`PinJoint`         ``pin_joint``          rows keeping bar points together
+:class:`Support`          ``support``            rows holding a bar point in x and/or y
+:class:`CoordinateConstraint` ``coordinate``     Exudyn-style coordinate-vector rows
+:class:`UserConstraint`   ``user``               rows given as heyoka expressions
+:class:`KnifeEdge`        ``knife_edge``         a velocity row (no sideways slip)
+:class:`PointLoad`        ``point_load``         a constant force and torque on a bar
+========================  =====================  ==========================================
+
+**Adding a kind** = writing one class (a subclass of :class:`~.base.Constraint` or
+:class:`~.base.Load`, in a module of its own) and adding it to :data:`KINDS` below. The
+model's data, parameter layout, topology key, both assembly paths, labels, reactions,
+persistence, bar removal, the summary and the formula symbols all iterate over
+:data:`KINDS`; the model class gains at most a façade method (``add_...``) that validates the
+arguments through the class and appends the element.
+
+The order of :data:`KINDS` is the order of the constraint rows (holonomic rows of every kind
+first, then velocity rows, each in this order), of the runtime parameters and of the lists in
+model files.
+"""
+
+from __future__ import annotations
+
+from .base import Constraint, Element, Load, LoadContext, Row, RowContext
+from .coordinate import CoordinateConstraint
+from .knife_edge import KnifeEdge
+from .pin_joint import PinJoint
+from .point_load import PointLoad
+from .support import Support
+from .user import UserConstraint
+
+#: the registered element kinds, in row / parameter / file order
+KINDS: tuple[type[Element], ...] = (
+    PinJoint,
+    Support,
+    CoordinateConstraint,
+    UserConstraint,
+    KnifeEdge,
+    PointLoad,
+)
+
+#: kind class by collection name (the key of its list in model data and files)
+BY_COLLECTION: dict[str, type[Element]] = {k.collection: k for k in KINDS}
+#: kind class by short kind key (parameter keys, row owners)
+BY_KIND: dict[str, type[Element]] = {k.kind: k for k in KINDS}
+
+__all__ = [
+    "BY_COLLECTION",
+    "BY_KIND",
+    "KINDS",
+    "Constraint",
+    "CoordinateConstraint",
+    "Element",
+    "KnifeEdge",
+    "Load",
+    "LoadContext",
+    "PinJoint",
+    "PointLoad",
+    "Row",
+    "RowContext",
+    "Support",
+    "UserConstraint",
+]

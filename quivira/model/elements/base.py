@@ -1,0 +1,282 @@
+"""What every element kind of the bar model provides, and the context its rows are written in.
+
+An element is anything of a model that is not a body: a constraint (a pin joint, a support,
+...) or a load. Each kind is one class,
+a subclass of :class:`Constraint` or :class:`Load`, that knows everything about itself:
+
+* its **runtime parameters** (:meth:`Element.parameters`): numeric data that enter the
+  compiled code as ``hy.par[k]``, so that editing them re-simulates without recompiling; the
+  parameter key is ``(kind, index, *name)``, e.g. ``("joint", 2, 1, "sL")``;
+* its **rows** (:meth:`Constraint.rows`) or **generalized forces and potential**
+  (:meth:`Load.generalized_forces`, :meth:`Load.potential`), written once, as sums of monomials
+  (:mod:`quivira.model.monomials`) in the factors of :class:`RowContext` — or, for rows given
+  by the user, as heyoka expressions. Both assembly paths are generated from this one
+  definition: the fast monomial assembly of the compiled integrator
+  (:mod:`quivira.model.assembly`) and the term-by-term heyoka expressions of
+  ``build_lagrange_eom`` (:mod:`quivira.model.symbolic`);
+* its **labels**, the bars it touches, the **reactions** its multipliers give;
+* its **topology key** part (what compiled code depends on), ``to_dict``/``from_dict``, how it
+  is **re-indexed** when a bar is removed, its line in the model summary, and the **symbols**
+  its parameters are shown with in formulas.
+
+Sign conventions: a constraint row :math:`F_k(q, t) = 0` (holonomic) or
+:math:`g_k(q, \\dot q, t) = 0` (velocity level) has the multiplier :math:`\\lambda_k`, and
+:math:`J^T\\lambda` is the generalized constraint force; a load adds :math:`Q` to the
+generalized forces and its potential :math:`V` to the mechanical energy when it is
+conservative.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Hashable
+from dataclasses import dataclass, fields
+from typing import Any, ClassVar
+
+import heyoka as hy
+
+from .. import monomials as mo
+
+#: one factor of a parameter's symbol: ``(name, power)``, e.g. ``("m_2", -1)`` for 1/m₂
+SymbolFactor = tuple[str, int]
+
+
+@dataclass(frozen=True)
+class Row:
+    """One constraint row as written by its element.
+
+    Attributes
+    ----------
+    value : Poly or heyoka.expression
+        :math:`F(q, t)` of a holonomic row, :math:`g(q, \\dot q, t)` of a velocity row; a
+        :data:`~quivira.model.monomials.Poly` in the factors of :class:`RowContext`, or a
+        heyoka expression of the coordinate variables (user rows).
+    label : str
+        Readable label, e.g. ``"joint 2 · bar 3 · x"``.
+    bar : int or None
+        The bar the row's multiplier acts on as a force (reactions), if any.
+    axis : str or int
+        ``"x"``/``"y"`` for force rows, the row number otherwise.
+    velocity : bool
+        A velocity-level row (non-holonomic).
+    """
+
+    value: Any
+    label: str
+    bar: int | None
+    axis: str | int
+    velocity: bool = False
+
+
+class RowContext:
+    """The factors and parameters an element writes its rows and forces with.
+
+    Factor names of monomials: ``q{j}`` the coordinate :math:`q_j`, ``v{j}`` the velocity
+    :math:`\\dot q_j`, ``c{i}``/``s{i}`` :math:`\\cos θ_i`/:math:`\\sin θ_i` of bar ``i``
+    (:math:`θ_i = q_{3i+2}`). Parameters are referred to by their index in the model's
+    parameter vector.
+    """
+
+    def __init__(self, index: dict[tuple, int], kind: str, position: int) -> None:
+        self._index = index
+        self.kind = kind
+        #: the element's index in its collection
+        self.position = position
+
+    def par(self, *name: Any) -> int:
+        """Index of one of this element's parameters, e.g. ``ctx.par("sL")``."""
+        return self._index[(self.kind, self.position, *name)]
+
+    def bar_par(self, bar: int, name: str) -> int:
+        """Index of a bar parameter (``"mass"``, ``"inertia"``, ``"inv_mass"``, ...)."""
+        return self._index[("bar", bar, name)]
+
+    def global_par(self, name: str) -> int:
+        """Index of a model-wide parameter (``"g"``, ``"stabilization"``)."""
+        return self._index[(name,)]
+
+    @staticmethod
+    def q(j: int) -> str:
+        """Factor name of the coordinate :math:`q_j`."""
+        return f"q{j}"
+
+    @staticmethod
+    def v(j: int) -> str:
+        """Factor name of the velocity :math:`\\dot q_j`."""
+        return f"v{j}"
+
+    @staticmethod
+    def cos(bar: int) -> str:
+        """Factor name of :math:`\\cos θ_i`."""
+        return f"c{bar}"
+
+    @staticmethod
+    def sin(bar: int) -> str:
+        """Factor name of :math:`\\sin θ_i`."""
+        return f"s{bar}"
+
+    def point(self, bar: int, sl: int, axis: int, sign: float = 1.0) -> mo.Poly:
+        """``sign`` times the x (``axis=0``) or y (``axis=1``) coordinate of a bar point,
+        :math:`x_i + sL\\cos θ_i` or :math:`y_i + sL\\sin θ_i`, with ``sl`` the index of the
+        parameter :math:`sL`."""
+        trig = self.cos(bar) if axis == 0 else self.sin(bar)
+        return mo.add(mo.monomial((self.q(3 * bar + axis),), sign),
+                      mo.monomial((trig,), sign, sl))
+
+    def point_velocity(self, bar: int, sl: int, axis: int, sign: float = 1.0) -> mo.Poly:
+        """``sign`` times the x or y velocity of a bar point:
+        :math:`\\dot x_i - sL\\sin θ_i\\,\\dot θ_i` or
+        :math:`\\dot y_i + sL\\cos θ_i\\,\\dot θ_i`."""
+        om = self.v(3 * bar + 2)
+        if axis == 0:
+            return mo.add(mo.monomial((self.v(3 * bar),), sign),
+                          mo.monomial((self.sin(bar), om), -sign, sl))
+        return mo.add(mo.monomial((self.v(3 * bar + 1),), sign),
+                      mo.monomial((self.cos(bar), om), sign, sl))
+
+
+@dataclass(frozen=True)
+class LoadContext:
+    """What :meth:`Element.from_dict` checks against: the number of bars, the names taken."""
+
+    n_bars: int
+    names: set
+
+
+class Element:
+    """Base of every element kind (see the module docstring).
+
+    Subclasses are dataclasses; their fields are numbers, bools, strings, tuples and lists of
+    those (and heyoka expressions, which are immutable), so :meth:`copy` is one level deep.
+    """
+
+    #: short key of the kind: parameter keys, row owners, reactions (e.g. ``"joint"``)
+    kind: ClassVar[str] = ""
+    #: name of the list in the model data and in model files (e.g. ``"joints"``)
+    collection: ClassVar[str] = ""
+    #: what the kind is called in messages and the summary (e.g. ``"joint"``)
+    title: ClassVar[str] = ""
+    #: whether elements of the kind have a unique ``name`` (constraints addressed by name)
+    named: ClassVar[bool] = False
+
+    # ------------------------------------------------------------------ data
+    def copy(self) -> Element:
+        """An independent copy (lists copied, immutable values shared)."""
+        c = copy.copy(self)
+        for f in fields(self):
+            v = getattr(c, f.name)
+            if isinstance(v, list):
+                object.__setattr__(c, f.name, [list(x) if isinstance(x, list) else x for x in v])
+        return c
+
+    def bars_used(self) -> tuple[int, ...]:
+        """The bars the element touches."""
+        raise NotImplementedError
+
+    def parameters(self, bars: list) -> list[tuple[tuple, float]]:
+        """``[(name, value), ...]``: the runtime parameters, ``name`` a tuple (the parameter
+        key is ``(kind, index, *name)``); ``bars`` are the model's bar records."""
+        return []
+
+    def parameter_symbols(self, position: int, bars: list) -> dict[tuple, list[SymbolFactor]]:
+        """The symbol of each parameter as factors ``[(name, power), ...]`` (LaTeX names),
+        for formulas, e.g. ``{("sL",): [("s_{S0}", 1), ("L_2", 1)]}``."""
+        return {}
+
+    def topology(self) -> Hashable:
+        """What compiled code depends on (connectivity, counts), never numeric values."""
+        raise NotImplementedError
+
+    def reindexed(self, removed_bar: int) -> Element | None:
+        """This element after bar ``removed_bar`` is deleted (higher indices shift down by
+        one), or None if it cannot exist without that bar."""
+        raise NotImplementedError
+
+    def describe(self, position: int) -> str:
+        """One line of the model summary."""
+        raise NotImplementedError
+
+    def label_prefix(self, position: int) -> str:
+        """How the element is named in messages, e.g. ``"support 2"`` or its name."""
+        return getattr(self, "name", None) or f"{self.title} {position}"
+
+    # ------------------------------------------------------------------ persistence
+    def to_dict(self) -> dict:
+        """Plain JSON-ready data."""
+        raise NotImplementedError
+
+    @classmethod
+    def from_dict(cls, d: Any, where: str, ctx: LoadContext) -> Element:
+        """Validate file data and build the element; ValueError naming ``where`` on errors."""
+        raise NotImplementedError
+
+
+def shift_bar(b: int, removed: int) -> int:
+    """A bar index after bar ``removed`` is deleted (``b != removed``)."""
+    return b - 1 if b > removed else b
+
+
+class OnOneBar:
+    """Mixin for elements attached to one bar (a ``bar`` field): the bars they use and their
+    re-indexing (removed with their bar)."""
+
+    def bars_used(self) -> tuple[int, ...]:
+        return (self.bar,)
+
+    def reindexed(self, removed_bar: int):
+        if self.bar == removed_bar:
+            return None
+        c = self.copy()
+        c.bar = shift_bar(self.bar, removed_bar)
+        return c
+
+
+class Constraint(Element):
+    """An element that adds constraint rows (see :class:`Row`)."""
+
+    #: whether the element has an ``("active",)`` parameter switching its rows on and off
+    #: without recompiling: an inactive row reads :math:`\\lambda_k = 0`
+    #: (row scaled by the flag :math:`a`, :math:`W_{kk}` shifted by :math:`1 - a`)
+    switchable: ClassVar[bool] = False
+
+    def rows(self, ctx: RowContext) -> list[Row]:
+        """The element's rows, holonomic and/or velocity level (see :class:`Row`)."""
+        raise NotImplementedError
+
+    def reaction_terms(self, position: int, rows: list[tuple[int, Row]]
+                       ) -> list[tuple[tuple, int, int, float]]:
+        """How multipliers become forces on bars: ``[((kind, index, bar), column, axis,
+        sign), ...]`` meaning ``force[:, axis] += sign * lambda[:, column]`` on that bar
+        (axis 0 = x, 1 = y). ``rows`` are the element's rows with their columns. Default:
+        none (the element's multipliers are not point forces)."""
+        return []
+
+    def group(self) -> dict:
+        """Data recorded on trajectories for :meth:`Trajectory.constraint_output` (named
+        constraints): at least ``velocity_level``."""
+        return {"velocity_level": False}
+
+    @property
+    def is_active(self) -> bool:
+        """Whether the rows are switched on (always, unless the kind is switchable)."""
+        return bool(getattr(self, "active", True))
+
+
+class Load(Element):
+    """An element that adds generalized forces :math:`Q` (and, if conservative, a potential)."""
+
+    #: parameter names that are inputs ``u`` of a linearization (columns of ``B``)
+    inputs: ClassVar[tuple[str, ...]] = ()
+
+    def generalized_forces(self, ctx: RowContext) -> list[tuple[int, mo.Poly]]:
+        """``[(coordinate index, Q term), ...]``."""
+        raise NotImplementedError
+
+    def potential(self, ctx: RowContext) -> mo.Poly:
+        """Potential energy :math:`V` whose negative gradient is the load (``{}`` if none)."""
+        return {}
+
+
+def is_expression(value: Any) -> bool:
+    """Whether a row value is a heyoka expression (an opaque user row) rather than a poly."""
+    return isinstance(value, hy.expression)

@@ -1,0 +1,146 @@
+"""Pin joint: points of two or more bars kept coincident.
+
+A joint of bars :math:`b_0, b_1, \\ldots` at local coordinates :math:`s_0, s_1, \\ldots` gives,
+for every :math:`k \\ge 1`, the rows
+
+.. math:: p_{b_k}(s_k) - p_{b_0}(s_0) = 0 \\qquad (x \\text{ and } y),
+
+with :math:`p_i(s) = (x_i, y_i) + sL_i(\\cos θ_i, \\sin θ_i)`. Their multipliers
+:math:`(\\lambda_{k,x}, \\lambda_{k,y})` are the force the joint exerts on bar :math:`b_k` at
+its joint point, and :math:`-\\sum_k \\lambda_k` the force on bar :math:`b_0` (global frame,
+newtons for SI data). Parameters: :math:`s_k L_{b_k}` per bar (``("joint", j, k, "sL")``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .. import monomials as mo
+from ..validation import bar_index, check_s, index_list, list_field
+from .base import Constraint, LoadContext, Row, RowContext, shift_bar
+
+
+@dataclass
+class PinJoint(Constraint):
+    """A pin joint making the points ``s[k]`` of the bars ``bars[k]`` coincide."""
+
+    bars: list[int]
+    s: list[float]
+
+    kind = "joint"
+    collection = "joints"
+    title = "joint"
+
+    @classmethod
+    def create(cls, bar_index_list: Any, s: Any, n_bars: int, position: int) -> PinJoint:
+        """A validated joint (``bar_index_list``, ``s`` as given to ``add_joint``)."""
+        where = f"joint {position}"
+        try:
+            bars, ss = list(bar_index_list), list(s)
+        except TypeError:
+            raise TypeError(f"{where}: bar_index and s must be lists") from None
+        if len(bars) < 2:
+            raise ValueError(f"{where}: a joint needs at least two bars, got {len(bars)}")
+        if len(ss) != len(bars):
+            raise ValueError(f"{where}: {len(bars)} bars but {len(ss)} values of s; give one "
+                             "s per bar")
+        idx = [bar_index(b, n_bars, f"{where}: bar_index[{k}]") for k, b in enumerate(bars)]
+        if len(set(idx)) != len(idx):
+            raise ValueError(f"{where}: the same bar appears twice in {idx}")
+        return cls(idx, [check_s(v, f"{where}: s[{k}]") for k, v in enumerate(ss)])
+
+    def bars_used(self) -> tuple[int, ...]:
+        return tuple(self.bars)
+
+    def parameters(self, bars: list) -> list[tuple[tuple, float]]:
+        return [((k, "sL"), s * bars[b].length) for k, (b, s) in enumerate(zip(self.bars, self.s))]
+
+    def parameter_symbols(self, position: int, bars: list) -> dict:
+        return {(k, "sL"): [(f"s_{{J{position}.{k}}}", 1), (f"L_{b}", 1)]
+                for k, b in enumerate(self.bars)}
+
+    def topology(self) -> tuple:
+        return tuple(self.bars)
+
+    def reindexed(self, removed_bar: int) -> PinJoint | None:
+        keep = [(b, s) for b, s in zip(self.bars, self.s) if b != removed_bar]
+        if len(keep) < 2:
+            return None
+        return PinJoint([shift_bar(b, removed_bar) for b, _ in keep], [s for _, s in keep])
+
+    def describe(self, position: int) -> str:
+        pts = ", ".join(f"bar {b} at s = {s:g}" for b, s in zip(self.bars, self.s))
+        return f"joint {position}: {pts}"
+
+    def rows(self, ctx: RowContext) -> list[Row]:
+        b0 = self.bars[0]
+        out = []
+        for k in range(1, len(self.bars)):
+            bk = self.bars[k]
+            for axis, name in ((0, "x"), (1, "y")):
+                F = mo.add(ctx.point(bk, ctx.par(k, "sL"), axis),
+                           ctx.point(b0, ctx.par(0, "sL"), axis, -1.0))
+                out.append(Row(F, f"joint {ctx.position} · bar {bk} · {name}", bk, name))
+        return out
+
+    def reaction_terms(self, position: int, rows: list[tuple[int, Row]]) -> list:
+        b0 = self.bars[0]
+        out = [(("joint", position, b0), None, 0, 0.0)]  # bar b0 listed first
+        for col, row in rows:
+            axis = 0 if row.axis == "x" else 1
+            out.append((("joint", position, row.bar), col, axis, 1.0))
+            out.append((("joint", position, b0), col, axis, -1.0))
+        return out
+
+    def to_dict(self) -> dict:
+        return {"bars": list(self.bars), "s": list(self.s)}
+
+    @classmethod
+    def from_dict(cls, d: Any, where: str, ctx: LoadContext) -> PinJoint:
+        bars = list_field(d, "bars", where)
+        ss = list_field(d, "s", where)
+        if len(bars) < 2 or len(ss) != len(bars):
+            raise ValueError(f"{where}: needs at least two bars and one s per bar")
+        idx = index_list(bars, ctx.n_bars, f"{where}.bars")
+        if len(set(idx)) != len(idx):
+            raise ValueError(f"{where}: the same bar appears twice in {idx}")
+        return cls(idx, [check_s(s, f"{where}.s[{k}]") for k, s in enumerate(ss)])
+
+
+def infer_joints(data, eps: float) -> None:
+    """Add joints to ``data`` where bars meet in their initial poses (in place, on a draft).
+
+    Intersections anywhere along the bars count; bars meeting at one point (within ``eps``)
+    form one joint; a point already joined gets only the missing bars added (no duplicate
+    joints).
+    """
+    import numpy as np
+
+    from ..geometry import intersections
+
+    joints = data.of(PinJoint)
+    for P, inc in intersections(data.bars, eps):
+        scale = max(1.0, float(np.max(np.abs(P))))
+        existing = None
+        for jt in joints:
+            b0, s0 = jt.bars[0], jt.s[0]
+            if np.linalg.norm(np.array(data.bars[b0].point(s0)) - P) <= 10 * eps * scale:
+                existing = jt
+                break
+        inc = [(b, _snap_s(s)) for b, s in inc]
+        if existing is None:
+            joints.append(PinJoint([b for b, _ in inc], [s for _, s in inc]))
+        else:
+            for b, s in inc:
+                if b not in existing.bars:
+                    existing.bars.append(b)
+                    existing.s.append(s)
+
+
+def _snap_s(s: float, eps: float = 1e-12) -> float:
+    """Round a local coordinate within ``eps`` of -0.5, 0 or 0.5 to that value."""
+    for v in (-0.5, 0.0, 0.5):
+        if abs(s - v) <= eps:
+            return v
+    return float(s)

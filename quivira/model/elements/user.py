@@ -1,0 +1,132 @@
+"""User constraint: rows given as heyoka expressions.
+
+Holonomic rows :math:`F(q, t) = 0` may use the coordinates of any bar
+(``model.coordinates(i)``: ``x{i}``, ``y{i}``, ``th{i}``) and ``hy.time`` (driven, rheonomic
+constraints such as :math:`θ_0 - ωt`); velocity rows :math:`A(q, t)\\dot q + b(q, t) = 0`
+may also use the velocities (``vx{i}``, ``vy{i}``, ``om{i}``). Their Jacobians and
+:math:`\\dot J\\dot q` (with the :math:`\\partial/\\partial t` terms) are derived
+automatically (:mod:`quivira.constraint_rows`); each entry is one opaque term of the
+assembled equations. No runtime parameters: numbers are written into the expressions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import heyoka as hy
+
+from ..validation import check_flag, check_name, field, list_field
+from .base import Constraint, LoadContext, Row, RowContext
+
+_COORDS = ("x", "y", "th")
+_VELS = ("vx", "vy", "om")
+
+
+def allowed_variables(n_bars: int, velocity_level: bool) -> set[str]:
+    """Variable names a row may use."""
+    names = {f"{c}{i}" for i in range(n_bars) for c in _COORDS}
+    if velocity_level:
+        names |= {f"{c}{i}" for i in range(n_bars) for c in _VELS}
+    return names
+
+
+def check_rows(exprs: Any, n_bars: int, velocity_level: bool, where: str = "exprs"
+               ) -> list[hy.expression]:
+    """Validate the rows: heyoka expressions of the model's variables (and time), no runtime
+    parameters, each involving at least one coordinate (or velocity)."""
+    if isinstance(exprs, hy.expression):
+        exprs = [exprs]
+    try:
+        rows = list(exprs)
+    except TypeError:
+        raise TypeError(f"{where}: expected a heyoka expression or a list of them") from None
+    if not rows:
+        raise ValueError(f"{where}: give at least one constraint expression")
+    allowed = allowed_variables(n_bars, velocity_level)
+    for r, e in enumerate(rows):
+        if not isinstance(e, hy.expression):
+            raise TypeError(f"{where}[{r}]: expected a heyoka expression, got "
+                            f"{type(e).__name__}")
+        used = set(hy.get_variables(e))
+        unknown = sorted(used - allowed)
+        if unknown:
+            raise ValueError(
+                f"{where}[{r}]: unknown variables {unknown}; use model.coordinates(i)"
+                + (" and model.velocities(i)" if velocity_level else "")
+                + f" of the model's {n_bars} bars (and hy.time)")
+        if hy.get_params(e):
+            raise ValueError(f"{where}[{r}]: runtime parameters (hy.par) are not allowed in "
+                             "user constraints; write the numbers")
+        if not used:
+            raise ValueError(f"{where}[{r}]: the expression involves no coordinate ({e}); a "
+                             "constraint must restrict the motion of at least one bar")
+    return rows
+
+
+@dataclass
+class UserConstraint(Constraint):
+    """Constraint rows given as heyoka expressions of the coordinates (and ``hy.time``); with
+    ``velocity_level`` rows linear in the velocities, :math:`A(q,t)\\dot q + b = 0`."""
+
+    exprs: list
+    name: str
+    velocity_level: bool = False
+
+    kind = "user"
+    collection = "user_constraints"
+    title = "constraint"
+    named = True
+
+    def bars_used(self) -> tuple[int, ...]:
+        bars = set()
+        for e in self.exprs:
+            for v in hy.get_variables(e):
+                bars.add(int(v.lstrip("xythvom")))
+        return tuple(sorted(bars))
+
+    def topology(self) -> tuple:
+        return (self.name, tuple(str(e) for e in self.exprs), self.velocity_level)
+
+    def reindexed(self, removed_bar: int) -> UserConstraint | None:
+        if removed_bar in self.bars_used():
+            return None
+        rename = {}
+        for v in {v for e in self.exprs for v in hy.get_variables(e)}:
+            prefix, b = v.rstrip("0123456789"), int(v.lstrip("xythvom"))
+            if b > removed_bar:
+                rename[v] = hy.expression(f"{prefix}{b - 1}")
+        c = self.copy()
+        c.exprs = [hy.subs(e, rename) if rename else e for e in self.exprs]
+        return c
+
+    def describe(self, position: int) -> str:
+        level = "velocity" if self.velocity_level else "position"
+        rows = "; ".join(f"{e} = 0" for e in self.exprs)
+        if len(rows) > 120:
+            rows = rows[:117] + "..."
+        return f"constraint {self.name!r}: {len(self.exprs)} {level} rows: {rows}"
+
+    def rows(self, ctx: RowContext) -> list[Row]:
+        return [Row(e, f"{self.name} · row {r}", None, r, self.velocity_level)
+                for r, e in enumerate(self.exprs)]
+
+    def group(self) -> dict:
+        return {"velocity_level": self.velocity_level}
+
+    def to_dict(self) -> dict:
+        from ..persistence import expression_to_text
+
+        return {"name": self.name, "velocity_level": self.velocity_level,
+                "text": [str(e) for e in self.exprs],
+                "exprs": [expression_to_text(e) for e in self.exprs]}
+
+    @classmethod
+    def from_dict(cls, d: Any, where: str, ctx: LoadContext) -> UserConstraint:
+        from ..persistence import expression_from_text
+
+        vel = check_flag(field(d, "velocity_level", where), f"{where}.velocity_level")
+        exprs = [expression_from_text(t, f"{where}.exprs[{r}]")
+                 for r, t in enumerate(list_field(d, "exprs", where))]
+        exprs = check_rows(exprs, ctx.n_bars, vel, f"{where}.exprs")
+        return cls(exprs, check_name(field(d, "name", where), ctx.names, f"{where}.name"), vel)

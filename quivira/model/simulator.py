@@ -1,0 +1,488 @@
+"""Compiled code, checks and simulation of a bar model: the :class:`Simulator`.
+
+A :class:`Simulator` owns the cache of compiled systems (one per topology, tolerance and
+compile options; :mod:`quivira.model.compiled`) and computes everything that needs them from a
+model's data, which it is given explicitly with every call (a
+:class:`~quivira.model.data.ModelData` snapshot and the model's tolerance).
+
+``simulate`` checks the initial state first: positions must satisfy the holonomic
+constraints within the tolerance (ValueError naming the rows otherwise; ``assemble()`` fixes
+drawn poses), the switched-on constraint rows must be independent (ValueError naming the
+dependent rows), and velocities violating the velocity constraints are projected onto them in
+the mass metric with a :class:`ConstraintWarning`.
+"""
+
+from __future__ import annotations
+
+import warnings
+import weakref
+from collections import OrderedDict
+from typing import Any
+
+import heyoka as hy
+import numpy as np
+
+from . import geometry as geo
+from .compiled import (
+    CompiledSystem,
+    compile_system,
+    default_compile_options,
+    evaluate_dynamics,
+    evaluate_geometry,
+    evaluate_outputs,
+    evaluate_singularity,
+)
+from .data import ModelData
+from .elements import BY_KIND
+from .results import AssemblyReport, ConstraintCheck, Sparsity, StateMatrices
+from .symbolic import coordinate_names, parameter_layout, topology_key
+from .trajectory import SingularConfigurationError, Trajectory
+from .validation import check_flag, check_positive, check_real
+
+SOLVERS = ("ordered", "lu")
+
+
+class ConstraintWarning(UserWarning):
+    """Initial velocities were made consistent with the constraints (projected)."""
+
+
+def mass_diagonal(data: ModelData) -> np.ndarray:
+    """The diagonal of M: ``(m, m, m L²/12)`` per bar."""
+    return np.array([w for b in data.bars for w in (b.mass, b.mass, b.inertia)])
+
+
+def initial_state(data: ModelData, what: str = "get_initial_state") -> np.ndarray:
+    """``[q..., qd...]`` of the bars' initial poses and velocities."""
+    q, qd = [], []
+    for i, b in enumerate(data.bars):
+        if b.pose is None:
+            raise ValueError(
+                f"{what}: bar {i} has no initial pose yet; call set_init_bar_attitude({i}, x0, "
+                "y0, theta0) first")
+        q.extend(b.pose)
+        qd.extend(b.velocity)
+    return np.array(q + qd, dtype=float)
+
+
+class DynamicsSource:
+    """Computes the multipliers, accelerations and singularity measure of a trajectory's
+    states on first use (see :class:`~quivira.model.trajectory.Trajectory`).
+
+    Holds a weak reference to the compiled system (a trajectory does not keep compiled code
+    alive) and the model data it was made from, to compile again if the system is gone.
+    """
+
+    def __init__(self, cs: CompiledSystem, data: ModelData, solver: str, states: np.ndarray,
+                 pars: np.ndarray, t: np.ndarray) -> None:
+        self._cs = weakref.ref(cs)
+        self._key = (cs.tol, dict(cs.options), solver)
+        self._data = data
+        self.states, self.pars, self.t = states, pars, t
+
+    def __call__(self) -> dict:
+        cs = self._cs()
+        if cs is None:
+            tol, options, solver = self._key
+            cs = compile_system(self._data, tol, options, solver)
+        return evaluate_dynamics(cs, self.states, self.pars, self.t)
+
+
+class Simulator:
+    """Compiled-code cache, checks, assembly and simulation (see the module docstring).
+
+    Parameters
+    ----------
+    solver : {"ordered", "lu"}
+        How :math:`W\\lambda = r` is solved symbolically (``"ordered"``: fill-reducing
+        symmetric permutation and :math:`LDL^T`, smaller on lattices and chains).
+    cache_size : int
+        How many compiled systems are kept (least recently used dropped first).
+    """
+
+    def __init__(self, solver: str = "ordered", cache_size: int = 8) -> None:
+        self.solver = solver
+        self.cache_size = cache_size
+        self._cache: OrderedDict[tuple, CompiledSystem] = OrderedDict()
+
+    # ------------------------------------------------------------------ settings
+    @property
+    def solver(self) -> str:
+        """``"ordered"`` or ``"lu"`` (see the class docstring)."""
+        return self._solver
+
+    @solver.setter
+    def solver(self, value: Any) -> None:
+        if not isinstance(value, str):
+            raise TypeError(f"solver must be one of {SOLVERS}, got {value!r}")
+        if value not in SOLVERS:
+            raise ValueError(f"solver must be one of {SOLVERS}, got {value!r}")
+        self._solver = value
+
+    @property
+    def cache_size(self) -> int:
+        """Number of compiled systems kept (>= 1)."""
+        return self._cache_size
+
+    @cache_size.setter
+    def cache_size(self, value: Any) -> None:
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+            raise TypeError(f"cache_size must be an integer >= 1, got {value!r}")
+        if value < 1:
+            raise ValueError(f"cache_size must be an integer >= 1, got {value!r}")
+        self._cache_size = int(value)
+        if hasattr(self, "_cache"):
+            self._trim()
+
+    def _trim(self) -> None:
+        while len(self._cache) > self._cache_size:
+            self._cache.popitem(last=False)
+
+    # ------------------------------------------------------------------ compiled code
+    def _key(self, data: ModelData, tol: float | None, purpose: str) -> tuple:
+        opts = default_compile_options(3 * len(data.bars), purpose)
+        return (topology_key(data), tol, tuple(sorted(opts.items())), self.solver)
+
+    def is_compiled(self, data: ModelData, tol: float | None = None,
+                    purpose: str = "interactive") -> bool:
+        """Whether :meth:`simulate` with these options would reuse compiled code."""
+        return self._key(data, tol, purpose) in self._cache
+
+    def compiled(self, data: ModelData, tol: float | None = None, purpose: str = "interactive",
+                 *, dynamics: bool = False) -> CompiledSystem:
+        """The compiled system of the topology of ``data`` (built on first use, then cached);
+        with ``dynamics`` also the function of multipliers and accelerations."""
+        key = self._key(data, tol, purpose)
+        cs = self._cache.get(key)
+        if cs is None:
+            if not data.bars:
+                raise ValueError("the model has no bars; add a bar first")
+            cs = compile_system(data, tol, default_compile_options(3 * len(data.bars), purpose),
+                                self.solver)
+            self._cache[key] = cs
+            self._trim()
+        else:
+            self._cache.move_to_end(key)
+        if dynamics:
+            cs.dynamics  # noqa: B018 - compiles on access
+        return cs
+
+    @property
+    def n_cached(self) -> int:
+        """Number of compiled systems in the cache."""
+        return len(self._cache)
+
+    @staticmethod
+    def parameters(data: ModelData, cs: CompiledSystem, *, stabilized: bool = True
+                   ) -> np.ndarray:
+        """The runtime parameter vector of ``cs`` for ``data`` (base and derived).
+        ``stabilized=False`` sets the Baumgarte rate to 0: the accelerations and multipliers of
+        the exact Lagrangian equations at any state (for inspection)."""
+        base = np.array([v for _, v in parameter_layout(data)], dtype=float)
+        if not stabilized:
+            base[-1] = 0.0  # ("stabilization",), last in parameter_layout
+        return cs.parameters(base)
+
+    @staticmethod
+    def geometry_fn(cs: CompiledSystem, pars: np.ndarray, t: float = 0.0):
+        """``q -> (F, J)`` of the holonomic rows only (what positions must satisfy)."""
+        k = cs.n_holonomic
+
+        def fn(q):
+            F, J = evaluate_geometry(cs, q, pars, t)
+            return F[:k], J[:k]
+
+        return fn
+
+    @staticmethod
+    def active_rows(data: ModelData, cs: CompiledSystem) -> np.ndarray:
+        """Mask of the constraint rows that are switched on in ``data`` (the flags are runtime
+        parameters: the compiled system's rows, the data's flags)."""
+        return np.array([data.elements[BY_KIND[kind].collection][pos].is_active
+                         for kind, pos, *_ in cs.assembly.collected.owners], dtype=bool)
+
+    @staticmethod
+    def constraint_groups(data: ModelData, cs: CompiledSystem) -> dict:
+        """Rows and current data of every named constraint (for
+        :meth:`Trajectory.constraint_output`)."""
+        rows: dict[tuple, list[int]] = {}
+        for col, (kind, pos, *_) in enumerate(cs.assembly.collected.owners):
+            rows.setdefault((kind, pos), []).append(col)
+        return {el.name: {"kind": kind.kind, "rows": rows.get((kind.kind, pos), []),
+                          **el.group()} for kind, pos, el in data.named()}
+
+    # ------------------------------------------------------------------ checks
+    def check(self, data: ModelData, tolerance: float, state: Any, t: float = 0.0
+              ) -> ConstraintCheck:
+        """Constraint residuals at ``state = [q..., qd...]`` and time ``t``."""
+        n = 3 * len(data.bars)
+        arr = np.asarray(state, dtype=float)
+        if arr.shape != (2 * n,):
+            raise ValueError(f"state: expected {2 * n} values ([q, qd] for {len(data.bars)} "
+                             f"bars), got shape {arr.shape}")
+        cs = self.compiled(data)
+        pars = self.parameters(data, cs)
+        t = check_real(t, "t")
+        F, _ = evaluate_geometry(cs, arr[:n], pars, t)
+        v = evaluate_outputs(cs, arr[None, :], pars, t)["velocity_residual"][0]
+        mp = float(np.max(np.abs(F))) if F.size else 0.0
+        mv = float(np.max(np.abs(v))) if v.size else 0.0
+        return ConstraintCheck(labels=list(cs.labels), position=F, velocity=v,
+                               max_position=mp, max_velocity=mv, tolerance=tolerance,
+                               satisfied=bool(mp <= tolerance and mv <= tolerance))
+
+    def degrees_of_freedom(self, data: ModelData) -> int:
+        """:math:`n - \\operatorname{rank} J` at the initial pose."""
+        cs = self.compiled(data)
+        n = 3 * len(data.bars)
+        _, J = evaluate_geometry(cs, initial_state(data)[:n], self.parameters(data, cs))
+        rank, _ = geo.dependent_rows(J)
+        return n - rank
+
+    def assemble(self, data: ModelData, tolerance: float, max_iter: int = 50
+                 ) -> tuple[np.ndarray, AssemblyReport]:
+        """The least move of the initial poses that satisfies every constraint, with the
+        velocities projected onto :math:`J\\dot q = 0`: ``(new state, report)``."""
+        cs = self.compiled(data)
+        pars = self.parameters(data, cs)
+        n = 3 * len(data.bars)
+        state = initial_state(data)
+        q0 = state[:n]
+        w = geo.coordinate_weights(data.bars)
+        q, F, ok = geo.project_positions(q0, self.geometry_fn(cs, pars), w,
+                                         tol=0.01 * tolerance, max_iter=max_iter)
+        if not ok or (F.size and np.max(np.abs(F)) > tolerance):
+            worst = np.argsort(-np.abs(F))[:5]
+            names = [f"{cs.labels[k]} (residual {abs(F[k]):.3g})" for k in worst
+                     if abs(F[k]) > tolerance]
+            raise ValueError("assemble: the constraints cannot all be met from this pose; "
+                             "worst: " + ", ".join(names))
+        _, J = evaluate_geometry(cs, q, pars, qd=state[n:])
+        v = evaluate_outputs(cs, np.concatenate([q, state[n:]])[None, :],
+                             pars)["velocity_residual"][0]
+        qd = geo.project_velocities(state[n:], J, mass_diagonal(data), v)
+        dq = (q - q0).reshape(-1, 3)
+        report = AssemblyReport(
+            moved={i: tuple(float(x) for x in dq[i]) for i in range(len(data.bars))
+                   if np.any(np.abs(dq[i]) > 0)},
+            max_move=float(np.max(np.abs(dq))) if dq.size else 0.0,
+            residual=float(np.max(np.abs(F))) if F.size else 0.0)
+        return np.concatenate([q, qd]), report
+
+    def consistent_start(self, data: ModelData, tolerance: float, cs: CompiledSystem,
+                         pars: np.ndarray) -> np.ndarray:
+        """Check the initial state: positions, redundancy, velocities (projected, warning)."""
+        n = 3 * len(data.bars)
+        state = initial_state(data, "simulate")
+        F, J = evaluate_geometry(cs, state[:n], pars, qd=state[n:])
+        labels = cs.labels
+        if F.size:
+            bad = np.nonzero(np.abs(F) > tolerance)[0]
+            if bad.size:
+                parts = [f"{labels[k]} off by {F[k]:.3g}" for k in bad[:6]]
+                raise ValueError(
+                    "initial positions violate constraints: " + "; ".join(parts)
+                    + ("; ..." if bad.size > 6 else "")
+                    + f" (tolerance {tolerance:g}); fix the poses or call model.assemble()")
+            active = np.nonzero(self.active_rows(data, cs))[0]
+            rank, rows = geo.dependent_rows(J[active])
+            if rows:
+                raise ValueError(
+                    f"redundant constraints: J has rank {rank} < {len(active)} rows at the "
+                    "initial pose; these rows are linearly dependent: "
+                    + ", ".join(labels[active[k]] for k in rows)
+                    + ". Remove one of them (e.g. a support or joint that repeats another)")
+            v = evaluate_outputs(cs, state[None, :], pars)["velocity_residual"][0]
+            if np.max(np.abs(v)) > tolerance:
+                worst = int(np.argmax(np.abs(v)))
+                qd = geo.project_velocities(state[n:], J, mass_diagonal(data), v)
+                warnings.warn(
+                    f"initial velocities violate the velocity constraints (largest: "
+                    f"{labels[worst]}, {v[worst]:.3g}); they were projected onto them (least "
+                    "change in the kinetic-energy metric)", ConstraintWarning, stacklevel=4)
+                state[n:] = qd
+        return state
+
+    # ------------------------------------------------------------------ simulation
+    def simulate(self, data: ModelData, tolerance: float, t_end: float, n_points: int = 201,
+                 *, tol: float | None = None, projection: bool = False,
+                 singular_threshold: float = 1e-8, purpose: str = "interactive") -> Trajectory:
+        """Integrate the motion from the initial state of ``data`` over ``[0, t_end]`` (see
+        :meth:`quivira.bar_joint_model.simulate`)."""
+        t_end = check_positive(t_end, "t_end")
+        if isinstance(n_points, bool) or not isinstance(n_points, (int, np.integer)) \
+                or n_points < 2:
+            raise ValueError(f"n_points must be an integer >= 2, got {n_points!r}")
+        cs = self.compiled(data, tol, purpose)
+        pars = self.parameters(data, cs)
+        state0 = self.consistent_start(data, tolerance, cs, pars)
+        grid = np.linspace(0.0, t_end, int(n_points))
+        ta = cs.ta
+        ta.time = 0.0
+        ta.state[:] = state0
+        ta.pars[:] = pars[: len(ta.pars)]
+        monitor = _Monitor(cs, pars, singular_threshold)
+        if projection:
+            states, outcome = self._propagate_projected(data, cs, pars, grid, monitor)
+        else:
+            # no Python call per step when the monitor is off: heyoka itself stops on a
+            # non-finite state (taylor_outcome.err_nf_state)
+            res = ta.propagate_grid(grid, callback=monitor if monitor.active else None)
+            outcome, states = res[0], res[5]
+        n_valid = int(np.sum(grid <= ta.time)) if outcome != hy.taylor_outcome.time_limit \
+            else len(grid)
+        states = np.asarray(states[:n_valid])
+        finite = np.all(np.isfinite(states), axis=1)
+        if not np.all(finite):
+            n_valid = int(np.argmin(finite))
+            states = states[:n_valid]
+        traj = self.trajectory(data, cs, pars, grid[:n_valid], states)
+        if outcome not in (hy.taylor_outcome.time_limit, hy.taylor_outcome.success):
+            reason = monitor.reason or (
+                "non-finite state" if outcome == hy.taylor_outcome.err_nf_state
+                else f"integrator stopped ({outcome})")
+            raise SingularConfigurationError(reason, monitor.last_t, monitor.last_state, traj)
+        return traj
+
+    def _propagate_projected(self, data, cs, pars, grid, monitor):
+        ta = cs.ta
+        n = 3 * len(data.bars)
+        w = geo.coordinate_weights(data.bars)
+        Mdiag = mass_diagonal(data)
+        out = np.full((len(grid), 2 * n), np.nan)
+        out[0] = ta.state
+        outcome = hy.taylor_outcome.time_limit
+        for k in range(1, len(grid)):
+            outcome = ta.propagate_until(grid[k],
+                                         callback=monitor if monitor.active else None)[0]
+            if outcome != hy.taylor_outcome.time_limit:
+                break
+            s = ta.state.copy()
+            geom = self.geometry_fn(cs, pars, grid[k])
+            q, F, ok = geo.project_positions(s[:n], geom, w, tol=1e-15, max_iter=5)
+            _, J = evaluate_geometry(cs, q, pars, grid[k], qd=s[n:])
+            v = evaluate_outputs(cs, np.concatenate([q, s[n:]])[None, :], pars,
+                                 grid[k])["velocity_residual"][0]
+            qd = geo.project_velocities(s[n:], J, Mdiag, v)
+            ta.state[:n] = q
+            ta.state[n:] = qd
+            out[k] = ta.state
+        return out, outcome
+
+    def trajectory(self, data: ModelData, cs: CompiledSystem, pars: np.ndarray,
+                   t: np.ndarray, states: np.ndarray) -> Trajectory:
+        """The :class:`Trajectory` of ``states`` at times ``t``."""
+        n = 3 * len(data.bars)
+        states = states.reshape(-1, 2 * n)
+        o = evaluate_outputs(cs, states, pars, t)
+        col = cs.assembly.collected
+        q_names, qd_names = coordinate_names(len(data.bars))
+        return Trajectory(
+            t=t, q=states[:, :n].copy(), qd=states[:, n:].copy(),
+            constraint_labels=list(col.labels),
+            kinetic_energy=o["kinetic_energy"], potential_energy=o["potential_energy"],
+            position_residual=o["position_residual"], velocity_residual=o["velocity_residual"],
+            info={"decomposition_size": cs.decomposition_size, "tol": cs.ta.tol,
+                  "stabilization": data.stabilization,
+                  "order": cs.ta.order, **{k: v for k, v in cs.timings.items()
+                                           if k.endswith("_s")}},
+            constraint_groups=self.constraint_groups(data, cs),
+            reaction_map=[(key, list(terms)) for key, terms in col.reaction_map],
+            coordinate_names=q_names, velocity_names=qd_names,
+            dynamics_source=DynamicsSource(cs, data, self.solver, states, pars, t),
+        )
+
+    # ------------------------------------------------------------------ numbers at a state
+    def matrices(self, data: ModelData, state: Any = None, t: float = 0.0, *,
+                 stabilized: bool = False) -> StateMatrices:
+        """Numeric M, J, W, λ and q̈ at a state (default: the initial state), without the
+        stabilization terms unless ``stabilized`` (see
+        :meth:`quivira.bar_joint_model.matrices`)."""
+        n = 3 * len(data.bars)
+        arr = np.asarray(initial_state(data, "matrices") if state is None else state,
+                         dtype=float)
+        if arr.shape != (2 * n,):
+            raise ValueError(f"state: expected {2 * n} values, got shape {arr.shape}")
+        cs = self.compiled(data)
+        pars = self.parameters(data, cs, stabilized=check_flag(stabilized, "stabilized"))
+        t = check_real(t, "t")
+        _, J = evaluate_geometry(cs, arr[:n], pars, t, qd=arr[n:])
+        Md = mass_diagonal(data)
+        W = (J / Md[None, :]) @ J.T
+        o = evaluate_dynamics(cs, arr[None, :], pars, t)
+        rank, _ = geo.dependent_rows(J)
+        return StateMatrices(M=np.diag(Md), J=J, W=W, lambda_mult=o["lambda_mult"][0],
+                             qdd=o["qdd"][0], labels=list(cs.labels), rank_J=rank,
+                             dof=n - rank, singularity=float(o["singularity"][0]))
+
+    def sparsity(self, data: ModelData) -> Sparsity:
+        """Structural non-zeros of M, J and W of the compiled equations."""
+        cs = self.compiled(data)
+        parts = cs.parts
+        n, m = cs.n, cs.m
+
+        def pattern(rows, n_cols):
+            out = np.zeros((len(rows), n_cols), dtype=bool)
+            for i, r in enumerate(rows):
+                out[i, list(r)] = True
+            return out
+
+        return Sparsity(M=pattern(parts.M_rows, n), J=pattern(parts.J_rows, n),
+                        W=pattern(parts.W_rows, m))
+
+    def symbolic_entry(self, data: ModelData, which: str, row: Any, col: Any = None):
+        """One entry of M, J, W or λ of the compiled equations (see
+        :meth:`quivira.bar_joint_model.symbolic_entry`)."""
+        if not isinstance(which, str):
+            raise TypeError(f"which must be 'M', 'J', 'W' or 'lambda', got {which!r}")
+        if which not in ("M", "J", "W", "lambda"):
+            raise ValueError(f"which must be 'M', 'J', 'W' or 'lambda', got {which!r}")
+        cs = self.compiled(data)
+        parts = cs.parts
+        n_rows = {"M": cs.n, "J": cs.m, "W": cs.m, "lambda": cs.m}[which]
+        n_cols = {"M": cs.n, "J": cs.n, "W": cs.m}.get(which)
+        i = _entry_index(row, n_rows, f"{which} row")
+        if which == "lambda":
+            entry = parts.lambda_mult[i]
+        else:
+            j = _entry_index(col, n_cols, f"{which} column")
+            rows = {"M": parts.M_rows, "J": parts.J_rows, "W": parts.W_rows}[which]
+            entry = rows[i].get(j, 0.0)
+        if isinstance(entry, hy.expression):
+            entry = cs.expand_parameters([entry])[0]
+        return entry
+
+
+def _entry_index(value: Any, count: int, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{what} must be an integer, got {value!r}")
+    if not 0 <= int(value) < count:
+        raise ValueError(f"{what} {int(value)} out of range (0 to {count - 1})")
+    return int(value)
+
+
+class _Monitor:
+    """Step callback: stops the integration at a singular pose or a non-finite state."""
+
+    def __init__(self, cs: CompiledSystem, pars: np.ndarray, threshold: float):
+        self.cs = cs
+        self.pars = pars
+        self.threshold = threshold
+        self.reason: str | None = None
+        self.last_t = 0.0
+        self.last_state = np.array(cs.ta.state)
+        self.active = cs.m > 0 and threshold > 0
+
+    def __call__(self, ta) -> bool:
+        s = ta.state
+        if not np.all(np.isfinite(s)):
+            self.reason = "non-finite state"
+            return False
+        if self.active:
+            sing = evaluate_singularity(self.cs, s, self.pars, ta.time)
+            if not sing > self.threshold:
+                self.reason = (f"near-singular pose: min pivot ratio of W {sing:.3g} below "
+                               f"{self.threshold:g}")
+                return False
+        self.last_t = ta.time
+        self.last_state = s.copy()
+        return True

@@ -1,0 +1,266 @@
+"""The equations of a bar model as written by its bodies and elements.
+
+For bars ``i`` with coordinates :math:`(x_i, y_i, θ_i)` the Lagrangian is
+
+.. math::
+    \\mathcal L = \\sum_i \\tfrac12 m_i (\\dot x_i^2 + \\dot y_i^2)
+                 + \\tfrac12 \\tfrac{m_i L_i^2}{12} \\dot θ_i^2 - m_i g y_i;
+
+every element adds constraint rows or generalized forces, defined once in its class
+(:mod:`quivira.model.elements`) as sums of monomials. This module collects them:
+
+* :func:`parameter_layout` — the runtime parameter vector (``hy.par`` order): g, the bars'
+  parameters, every element's parameters in registry order, the Baumgarte rate last;
+* :func:`topology_key` — what compiled code depends on;
+* :func:`collect` — rows, loads and energies as monomials, with labels, owners and the reaction
+  map: the input of the fast assembly (:mod:`quivira.model.assembly`);
+* :func:`build_symbolic` — the same turned into heyoka expressions term by term, for
+  :func:`quivira.lagrangian.assemble_eom` (``build_lagrange_eom``, ``mass_matrix_forms``),
+  with data as runtime parameters or as constants.
+
+A switchable constraint (one with an ``active`` parameter :math:`a`) has its rows multiplied
+by :math:`a` and :math:`1 - a` added to its diagonal entry of :math:`W`: switched off, a row
+reads :math:`\\lambda_k = 0`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import heyoka as hy
+
+from . import monomials as mo
+from .data import ModelData
+from .elements import KINDS, Constraint, Load, Row, RowContext
+from .elements.base import is_expression
+
+
+def parameter_layout(data: ModelData) -> list[tuple[tuple, float]]:
+    """``[(key, value), ...]``: the runtime parameters of ``data`` in ``hy.par`` order.
+
+    Keys: ``("g",)``, ``("bar", i, name)``, ``(kind, index, *name)`` of the elements, and
+    ``("stabilization",)`` last. The compiled equations add further parameters computed from
+    these (:class:`~quivira.model.monomials.Coefficients`).
+    """
+    out: list[tuple[tuple, float]] = [(("g",), data.g)]
+    for i, b in enumerate(data.bars):
+        out.extend((("bar", i, name), v) for name, v in b.parameters(data.g))
+    for kind, pos, el in data.items():
+        out.extend(((kind.kind, pos, *name), v) for name, v in el.parameters(data.bars))
+    out.append((("stabilization",), data.stabilization))
+    return out
+
+
+def parameter_symbols(data: ModelData) -> list[list[tuple[str, int]]]:
+    """The symbol of every runtime parameter, in layout order, as factors ``(name, power)``
+    (e.g. ``[("m_2", -1)]`` for :math:`1/m_2`); empty where there is no readable symbol."""
+    sym: dict[tuple, list] = {("g",): [("g", 1)], ("stabilization",): [("alpha", 1)]}
+    for i, b in enumerate(data.bars):
+        sym.update({("bar", i, k): v for k, v in b.parameter_symbols(i).items()})
+    for kind, pos, el in data.items():
+        sym.update({(kind.kind, pos, *k): v
+                    for k, v in el.parameter_symbols(pos, data.bars).items()})
+    return [sym.get(key, []) for key, _ in parameter_layout(data)]
+
+
+def topology_key(data: ModelData) -> tuple:
+    """What the compiled code depends on: counts and connectivity, not the numeric values."""
+    return (len(data.bars),) + tuple(
+        tuple(el.topology() for el in data.elements[kind.collection]) for kind in KINDS)
+
+
+def coordinate_names(n_bars: int) -> tuple[list[str], list[str]]:
+    """Variable names of the coordinates ``x_i, y_i, th_i`` and velocities ``vx_i, vy_i, om_i``."""
+    q = [f"{c}{i}" for i in range(n_bars) for c in ("x", "y", "th")]
+    qd = [f"{c}{i}" for i in range(n_bars) for c in ("vx", "vy", "om")]
+    return q, qd
+
+
+@dataclass
+class Collected:
+    """Rows, loads and energies of a model as monomials (see :func:`collect`)."""
+
+    #: rows in order: holonomic first, then velocity rows; values are polys or expressions
+    rows: list[Row]
+    #: per row: ``(kind, index, bar or None, axis or row number)``
+    owners: list[tuple]
+    #: per row: the poly that shifts W_kk (``1 - a`` of a switchable element) or None
+    shifts: list
+    n_holonomic: int
+    #: per coordinate: the sum of the loads' generalized forces (poly)
+    Q: list
+    #: kinetic energy and potential energy (gravity and conservative loads), polys
+    kinetic: mo.Poly
+    potential: mo.Poly
+    #: the diagonal of M as parameter indices per coordinate (m, m, I per bar)
+    mass_params: list[int]
+    #: parameter indices of 1/M per coordinate
+    inv_mass_params: list[int]
+    #: parameter index of -m g per bar (gravity's force along y)
+    weight_params: list[int]
+    #: ``[((kind, index, bar), [(column, axis, sign), ...]), ...]``: forces on bars from λ
+    reaction_map: list
+    #: ``[(parameter index, "kind index · name"), ...]`` of the loads' input parameters
+    inputs: list = field(default_factory=list)
+
+    @property
+    def labels(self) -> list[str]:
+        """One label per row."""
+        return [r.label for r in self.rows]
+
+
+def collect(data: ModelData, index: dict[tuple, int]) -> Collected:
+    """Ask every body and element for its part of the equations (``index``: parameter key →
+    position in :func:`parameter_layout`)."""
+    n_bars = len(data.bars)
+    hol: list = []
+    vel: list = []
+    Q: list[list] = [[] for _ in range(3 * n_bars)]
+    potential: list = []
+    inputs: list = []
+    per_element: list = []
+    for kind, pos, el in data.items():
+        ctx = RowContext(index, kind.kind, pos)
+        if issubclass(kind, Constraint):
+            shift, flag = None, None
+            if kind.switchable:
+                flag = ctx.par("active")
+                shift = mo.add(mo.constant(1.0), mo.constant(-1.0, flag))
+            mine = []
+            for row in el.rows(ctx):
+                if flag is not None:
+                    value = (hy.par[flag] * row.value if is_expression(row.value)
+                             else mo.mul(row.value, mo.constant(1.0, flag)))
+                    row = Row(value, row.label, row.bar, row.axis, row.velocity)
+                entry = (row, (kind.kind, pos, row.bar, row.axis), shift)
+                (vel if row.velocity else hol).append(entry)
+                mine.append(entry)
+            per_element.append((kind, pos, el, mine))
+        elif issubclass(kind, Load):
+            for j, term in el.generalized_forces(ctx):
+                Q[j].append(term)
+            potential.append(el.potential(ctx))
+            inputs.extend((ctx.par(name), f"{kind.kind} {pos} · {name}") for name in kind.inputs)
+    entries = hol + vel
+    column = {id(e[0]): k for k, e in enumerate(entries)}
+    reactions: dict[tuple, list] = {}
+    for _, pos, el, mine in per_element:
+        cols = [(column[id(e[0])], e[0]) for e in mine]
+        for key, col, axis, sign in el.reaction_terms(pos, cols):
+            terms = reactions.setdefault(key, [])
+            if col is not None:
+                terms.append((col, axis, sign))
+    kinetic, gravity = [], []
+    mass_params, inv_mass_params, weight_params = [], [], []
+    for i in range(n_bars):
+        m, inertia = index[("bar", i, "mass")], index[("bar", i, "inertia")]
+        for j, mp in ((3 * i, m), (3 * i + 1, m), (3 * i + 2, inertia)):
+            kinetic.append(mo.monomial((f"v{j}", f"v{j}"), 0.5, mp))
+        gravity.append(mo.monomial((f"q{3 * i + 1}",), 1.0, index[("bar", i, "weight")]))
+        mass_params += [m, m, inertia]
+        inv_mass_params += [index[("bar", i, "inv_mass")]] * 2 + [index[("bar", i, "inv_inertia")]]
+        weight_params.append(index[("bar", i, "minus_weight")])
+    return Collected(
+        rows=[e[0] for e in entries], owners=[e[1] for e in entries],
+        shifts=[e[2] for e in entries], n_holonomic=len(hol),
+        Q=[mo.add(*terms) for terms in Q], kinetic=mo.add(*kinetic),
+        potential=mo.add(*gravity, *potential), mass_params=mass_params,
+        inv_mass_params=inv_mass_params, weight_params=weight_params,
+        reaction_map=list(reactions.items()), inputs=inputs)
+
+
+# ------------------------------------------------------------------------ heyoka expressions
+@dataclass
+class SymbolicModel:
+    """The symbolic pieces of a model, ready for :func:`quivira.lagrangian.assemble_eom`."""
+
+    q: list
+    qd: list
+    lagrangian: hy.expression
+    #: holonomic rows F(q, t) and velocity rows g(q, qd, t) (after F)
+    F: list
+    G: list
+    Q_nc: list
+    labels: list[str]
+    kinetic: hy.expression
+    potential: hy.expression
+    #: diagonal shifts of W switching rows off (switchable elements)
+    W_shift: dict
+    #: f = Q_nc - gravity, and the diagonal of M (m, m, m L^2/12 per bar)
+    applied: list
+    mass_diag: list
+    collected: Collected
+
+
+def variables(n_bars: int) -> tuple[list, list]:
+    """The heyoka variables ``q`` and ``qd`` of ``n_bars`` bars."""
+    q_names, qd_names = coordinate_names(n_bars)
+    if not n_bars:
+        return [], []
+    return list(hy.make_vars(*q_names)), list(hy.make_vars(*qd_names))
+
+
+def build_symbolic(data: ModelData, *, use_pars: bool = True) -> SymbolicModel:
+    """The Lagrangian, constraint rows, generalized loads and energies of ``data`` as heyoka
+    expressions, written term by term from the element definitions.
+
+    With ``use_pars`` the numeric data are ``hy.par[k]`` in the order of
+    :func:`parameter_layout`; otherwise they are numeric constants.
+    """
+    layout = parameter_layout(data)
+    index = {key: k for k, (key, _) in enumerate(layout)}
+    values = [v for _, v in layout]
+    col = collect(data, index)
+    n = len(data.bars)
+    q, qd = variables(n)
+    factors: dict[str, hy.expression] = {}
+    for i in range(n):
+        factors[f"c{i}"], factors[f"s{i}"] = hy.cos(q[3 * i + 2]), hy.sin(q[3 * i + 2])
+    for j in range(3 * n):
+        factors[f"q{j}"], factors[f"v{j}"] = q[j], qd[j]
+
+    def coefficient(pars: tuple, c: float):
+        if use_pars:
+            e = None if c == 1.0 and pars else hy.expression(c)
+            for i in pars:
+                e = hy.par[i] if e is None else e * hy.par[i]
+            return e
+        v = c
+        for i in pars:
+            v *= values[i]
+        return hy.expression(v)
+
+    def expr(p) -> hy.expression | float:
+        if is_expression(p):
+            return p
+        terms = []
+        for atom in sorted(p):
+            for pars, c in sorted(p[atom].items()):
+                if c == 0.0:
+                    continue
+                e = coefficient(pars, c)
+                for f in atom:
+                    e = e * factors[f]
+                terms.append(e)
+        if not terms:
+            return 0.0
+        return terms[0] if len(terms) == 1 else hy.sum(terms)
+
+    F = [expr(r.value) for r in col.rows[:col.n_holonomic]]
+    G = [expr(r.value) for r in col.rows[col.n_holonomic:]]
+    W_shift = {k: expr(s) for k, s in enumerate(col.shifts) if s is not None}
+    Q = [expr(p) for p in col.Q]
+    applied = list(Q)
+    for i in range(n):
+        w = expr(mo.constant(1.0, col.weight_params[i]))
+        applied[3 * i + 1] = w if not col.Q[3 * i + 1] else Q[3 * i + 1] + w
+    kinetic = expr(col.kinetic) if n else hy.expression(0.0)
+    gravity = [mo.monomial((f"q{3 * i + 1}",), 1.0, index[("bar", i, "weight")])
+               for i in range(n)]
+    potential = expr(col.potential) if n else hy.expression(0.0)
+    lagrangian = (hy.expression(kinetic) - expr(mo.add(*gravity))) if n else hy.expression(0.0)
+    return SymbolicModel(
+        q=q, qd=qd, lagrangian=lagrangian, F=F, G=G, Q_nc=Q, labels=col.labels,
+        kinetic=hy.expression(kinetic), potential=hy.expression(potential), W_shift=W_shift,
+        applied=applied, mass_diag=[expr(mo.constant(1.0, p)) for p in col.mass_params],
+        collected=col)

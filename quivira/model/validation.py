@@ -1,0 +1,184 @@
+"""Validation of the values a model is given: one place for the checks and their messages.
+
+A wrong *type* raises :class:`TypeError` (a string where a number goes, a float where an
+index goes), a wrong *value* :class:`ValueError` (a negative length, NaN, an index out of
+range); messages name what to fix. Model files are checked by the same functions, and any
+problem in a file is a :class:`ValueError` (the file's content is wrong, see
+:func:`file_errors`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import numbers
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+
+def check_real(value: Any, what: str) -> float:
+    """Return ``value`` as a finite float.
+
+    Raises
+    ------
+    TypeError
+        If it is not a real number (bools are not numbers here).
+    ValueError
+        If it is not finite.
+    """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{what} must be a real number, got {value!r}")
+    try:
+        v = float(value)
+    except OverflowError:
+        raise ValueError(f"{what} must be finite, got {value!r:.40}") from None
+    if not math.isfinite(v):
+        raise ValueError(f"{what} must be finite, got {v}")
+    return v
+
+
+def check_positive(value: Any, what: str) -> float:
+    """Return ``value`` as a positive finite float (TypeError/ValueError naming ``what``)."""
+    v = check_real(value, what)
+    if v <= 0.0:
+        raise ValueError(f"{what} must be positive, got {v}")
+    return v
+
+
+def check_nonnegative(value: Any, what: str) -> float:
+    """Return ``value`` as a finite float >= 0 (TypeError/ValueError naming ``what``)."""
+    v = check_real(value, what)
+    if v < 0.0:
+        raise ValueError(f"{what} must be >= 0, got {v}")
+    return v
+
+
+def check_s(value: Any, what: str) -> float:
+    """Return a local bar coordinate in ``[-0.5, 0.5]`` (the bar's ends are at ±0.5)."""
+    v = check_real(value, what)
+    if not -0.5 <= v <= 0.5:
+        raise ValueError(f"{what} must lie in [-0.5, 0.5] (bar ends at ±0.5), got {v}")
+    return v
+
+
+def check_flag(value: Any, what: str) -> bool:
+    """Return ``value`` as a bool: True/False (also numpy's, and the integers 0/1)."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, (int, np.integer)) and value in (0, 1):
+        return bool(value)
+    raise TypeError(f"{what} must be True or False, got {value!r}")
+
+
+def _integer(value: Any, message: str) -> int:
+    """``value`` as an int, or TypeError ``"{message}, got {value!r}"`` (bools refused)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{message}, got {value!r}")
+    return int(value)
+
+
+def check_index(value: Any, count: int, what: str) -> int:
+    """Return an integer index in ``[0, count)``.
+
+    Raises
+    ------
+    TypeError
+        If it is not an integer (floats, bools and strings are refused).
+    ValueError
+        If it is out of range.
+    """
+    i = _integer(value, f"{what} index must be an integer")
+    if not 0 <= i < count:
+        raise ValueError(f"{what} index {i} out of range (the model has {count})")
+    return i
+
+
+def bar_index(value: Any, n_bars: int, what: str) -> int:
+    """Return a bar index in ``[0, n_bars)`` (TypeError/ValueError naming ``what``)."""
+    i = _integer(value, f"{what} must be an integer bar index")
+    if not 0 <= i < n_bars:
+        raise ValueError(f"{what}: bar index {i} out of range (the model has {n_bars} bars)")
+    return i
+
+
+def optional_bar(value: Any, n_bars: int, what: str) -> int | None:
+    """A bar index, or None for ground."""
+    return None if value is None else bar_index(value, n_bars, what)
+
+
+def index_list(values: list, n_bars: int, what: str) -> list[int]:
+    """Bar indices ``values[k]``, each checked as by :func:`bar_index`."""
+    return [bar_index(b, n_bars, f"{what}[{k}]") for k, b in enumerate(values)]
+
+
+def check_name(value: Any, taken: set | list, what: str = "name") -> str:
+    """A non-empty string not in ``taken``."""
+    if not isinstance(value, str):
+        raise TypeError(f"{what} must be a non-empty string, got {value!r}")
+    if not value:
+        raise ValueError(f"{what} must be a non-empty string, got {value!r}")
+    if value in taken:
+        raise ValueError(f"a constraint named {value!r} exists already; choose another name")
+    return value
+
+
+def check_point(p: Any, what: str) -> tuple[float, float]:
+    """A pair ``(x, y)`` of finite numbers."""
+    try:
+        seq = list(p)
+    except TypeError:
+        raise TypeError(f"{what} must be a pair (x, y), got {p!r}") from None
+    if len(seq) != 2:
+        raise ValueError(f"{what} must be a pair (x, y), got {len(seq)} values")
+    return check_real(seq[0], f"{what} x"), check_real(seq[1], f"{what} y")
+
+
+#: default Baumgarte rate α in 1/s: drift of the constraints decays as exp(-α t); fast against
+#: the motion of linkages of metre-sized bars (periods of a second or so), slow against the
+#: integrator's steps, so it costs no extra steps
+DEFAULT_STABILIZATION = 10.0
+
+
+def check_stabilization(value: Any, what: str = "stabilization") -> float:
+    """A Baumgarte rate: a finite number >= 0 in 1/s (0 = off)."""
+    v = check_real(value, what)
+    if v < 0.0:
+        raise ValueError(f"{what} must be >= 0 (a rate in 1/s; 0 switches it off), got {v}")
+    return v
+
+
+# ---------------------------------------------------------------------------- file data
+def field(d: Any, key: str, where: str) -> Any:
+    """``d[key]`` of a file object; ValueError if ``d`` is not an object or lacks the key."""
+    if not isinstance(d, dict):
+        raise ValueError(f"{where}: expected an object, got {type(d).__name__}")
+    if key not in d:
+        raise ValueError(f"{where}: missing key {key!r}")
+    return d[key]
+
+
+def list_field(d: Any, key: str, where: str) -> list:
+    """``d[key]`` that must be a list."""
+    v = field(d, key, where)
+    if not isinstance(v, list):
+        raise ValueError(f"{where}.{key}: expected a list, got {type(v).__name__}")
+    return v
+
+
+def triple(v: Any, where: str) -> tuple[float, float, float]:
+    """A list of three finite numbers."""
+    if not isinstance(v, list) or len(v) != 3:
+        raise ValueError(f"{where}: expected a list of 3 numbers, got {v!r}")
+    return tuple(check_real(x, f"{where}[{k}]") for k, x in enumerate(v))
+
+
+@contextlib.contextmanager
+def file_errors() -> Iterator[None]:
+    """Turn TypeErrors of the checks into ValueErrors: in a file, a wrong type is a wrong
+    value of the file's content."""
+    try:
+        yield
+    except TypeError as exc:
+        raise ValueError(str(exc)) from None

@@ -1,0 +1,185 @@
+"""Results as plain data: trajectories pickle and export, query results are frozen dataclasses,
+and the public API the widgets use (sparsity, symbolic entries) agrees with the numbers.
+
+Oracles: the arrays of the trajectory itself (exports must reproduce them exactly), NumPy on
+the same numbers (W = J M⁻¹ Jᵀ from the matrices), and a fresh model built from the same data
+(a trajectory whose compiled code is gone recomputes its multipliers bit for bit).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import gc
+import pickle
+import weakref
+
+import heyoka as hy
+import numpy as np
+import pytest
+
+import quivira as qv
+from quivira.examples import chain, four_bar
+from quivira.model.elements import KINDS
+
+
+def every_kind_model() -> qv.BarJointModel:
+    """A model with an element of every registered kind (pins, supports, coordinate,
+    user and velocity constraints, a knife edge, a point load), consistent at t = 0."""
+    m = qv.BarJointModel()
+    m.add_bar_at_attitude(0.5, 0.0, 0.0, 1.0, 1.0)
+    m.add_bar_at_attitude(1.0, -0.5, -np.pi / 2, 1.0, 2.0)
+    m.add_bar_at_attitude(3.0, 0.0, 0.0, 1.0, 1.5)
+    m.add_support(0, -0.5, False, False)
+    m.add_joint([0, 1], [0.5, -0.5])
+    m.add_support(2, 0.0, True, False)  # roller, free in x
+    m.add_coordinate_constraint(None, 2, X1=[[0, 0, 1]], offset=[0.0], name="level")
+    m.add_coordinate_constraint(0, 2, X0=[[1, 0, 0]], X1=[[1, 0, 0]], offset=[2.5],
+                                active=False, name="spacer")
+    x2, y2, th2 = m.coordinates(2)
+    m.add_constraint([x2 - 3.0 - 0.1 * hy.sin(2.0 * hy.time)], name="drive")
+    m.add_knife_edge(1, 0.3, name="skate")
+    m.add_external_force(1, 0.5, 2.0, -1.0, torque=0.3)
+    m.set_init_bar_velocities(2, 0.2, 0.0, 0.0)
+    return m
+
+
+def test_model_has_every_registered_kind():
+    m = every_kind_model()
+    assert all(m.elements[k.collection] for k in KINDS)
+
+
+def test_trajectory_pickles_for_every_kind():
+    m = every_kind_model()
+    tr = m.simulate(0.5, n_points=21)
+    blob = pickle.dumps(tr)
+    back = pickle.loads(blob)
+    for name in ("t", "q", "qd", "kinetic_energy", "potential_energy", "position_residual",
+                 "velocity_residual", "lambda_mult", "qdd", "singularity"):
+        assert np.array_equal(getattr(back, name), getattr(tr, name)), name
+    assert back.constraint_labels == tr.constraint_labels
+    assert [r.label for r in back.reactions] == [r.label for r in tr.reactions]
+    for a, b in zip(back.reactions, tr.reactions):
+        assert np.array_equal(a.force, b.force)
+    for name in tr.constraint_groups:
+        for out in ("Force", "ConstraintEquation"):
+            assert np.array_equal(back.constraint_output(name, out), tr.constraint_output(name, out))
+    assert np.array_equal(back.constraint_output("spacer", "Displacement"),
+                          tr.q[:, 6:9] - tr.q[:, 0:3])
+    # the pickle holds data only: no compiled code, no heyoka objects
+    assert b"heyoka" not in blob and b"CompiledSystem" not in blob
+
+
+def test_trajectory_does_not_keep_compiled_code_alive():
+    m = four_bar()
+    first = m.simulate(1.0, n_points=11)
+    lam = first.lambda_mult.copy()
+    later = m.simulate(1.0, n_points=11)  # multipliers not read yet
+    ref = weakref.ref(m.compiled())
+    del m
+    gc.collect()
+    assert ref() is None  # only the model held the compiled system
+    # the multipliers are compiled again from the data the trajectory was made from
+    assert np.array_equal(later.lambda_mult, lam)
+
+
+def test_exports_reproduce_the_arrays(tmp_path):
+    m = every_kind_model()
+    tr = m.simulate(0.4, n_points=9)
+    df = tr.to_pandas()
+    assert len(df) == tr.n_points
+    assert np.array_equal(df["t"].to_numpy(), tr.t)
+    for j, name in enumerate(tr.coordinate_names):
+        assert np.array_equal(df[name].to_numpy(), tr.q[:, j])
+        assert np.array_equal(df[tr.velocity_names[j]].to_numpy(), tr.qd[:, j])
+    for k, label in enumerate(tr.constraint_labels):
+        assert np.array_equal(df[f"lambda[{label}]"].to_numpy(), tr.lambda_mult[:, k])
+    fs = tr.support_force(0)
+    assert np.array_equal(df["support 0 on bar 0 · Fx"].to_numpy(), fs[:, 0])
+    assert np.array_equal(df["energy"].to_numpy(), tr.energy)
+
+    ds = tr.to_xarray()
+    assert ds["q"].dims == ("time", "coordinate") and ds["lambda_mult"].dims == ("time",
+                                                                                  "constraint")
+    assert list(ds["coordinate"].values) == tr.coordinate_names
+    assert list(ds["constraint"].values) == tr.constraint_labels
+    assert np.array_equal(ds["q"].values, tr.q)
+    assert np.array_equal(ds["lambda_mult"].values, tr.lambda_mult)
+    assert np.array_equal(ds["velocity_residual"].sel(constraint="skate · normal").values,
+                          tr.velocity_residual[:, tr.constraint_labels.index("skate · normal")])
+    assert np.array_equal(ds["time"].values, tr.t)
+
+    path = tmp_path / "motion.csv"
+    tr.to_csv(path)
+    import pandas as pd
+
+    back = pd.read_csv(path)
+    assert list(back.columns) == list(df.columns)
+    assert np.array_equal(back.to_numpy(), df.to_numpy())  # 17 digits: exact round trip
+
+
+def test_query_results_are_frozen_dataclasses():
+    m = chain(2, angle=-np.pi / 2)  # hanging at rest: an equilibrium
+    chk = m.check_constraint_fulfillment(m.get_initial_state())
+    mats = m.matrices()
+    rep = m.assemble()
+    A, B = m.linearize()
+    lin = m.linearize()
+    for r in (chk, mats, rep, lin, m.modes(), m.sparsity()):
+        assert dataclasses.is_dataclass(r)
+        field = dataclasses.fields(r)[0].name
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(r, field, None)
+    assert np.array_equal(A, lin.A) and np.array_equal(B, lin.B)
+    assert chk["satisfied"] is chk.satisfied and bool(chk)
+    assert mats["J"] is mats.J and rep["residual"] == rep.residual
+
+
+def test_sparsity_and_symbolic_entries_agree_with_the_numbers():
+    """Every structural non-zero pattern covers the numeric non-zeros, and each symbolic entry
+    evaluated at the model's parameters equals the numeric entry (W from NumPy, J M⁻¹ Jᵀ)."""
+    m = every_kind_model()
+    state = np.array(m.get_initial_state())
+    n = m.n_coordinates
+    state[n:] = np.random.default_rng(3).standard_normal(n)
+    mats = m.matrices(state, t=0.3)
+    sp = m.sparsity()
+    for name in ("M", "J", "W"):
+        num = getattr(mats, name)
+        assert getattr(sp, name).shape == num.shape
+        assert not np.any((num != 0) & ~getattr(sp, name)), name
+    pars = m.parameter_values()
+    x = [*(hy.expression(f"{c}{i}") for i in range(m.n_bars) for c in ("x", "y", "th")),
+         *(hy.expression(f"{c}{i}") for i in range(m.n_bars) for c in ("vx", "vy", "om"))]
+    W_ref = (mats.J / np.diag(mats.M)[None, :]) @ mats.J.T
+    W_ref[np.diag_indices_from(W_ref)] += [1.0 if lb.startswith("spacer") else 0.0
+                                           for lb in mats.labels]  # switched off: W_kk + 1
+    checked = 0
+    for which, ref in (("M", mats.M), ("J", mats.J), ("W", W_ref)):
+        rows, cols = np.nonzero(getattr(sp, which))
+        for i, j in list(zip(rows, cols))[:40]:
+            e = m.symbolic_entry(which, int(i), int(j))
+            cf = hy.cfunc([hy.expression(0.0) * x[0] + e], vars=x)
+            val = cf(state, pars=pars[: cf.nparams], time=0.3) if cf.is_time_dependent \
+                else cf(state, pars=pars[: cf.nparams])
+            assert val[0] == pytest.approx(ref[i, j], rel=1e-12, abs=1e-12), (which, i, j)
+            checked += 1
+    assert checked > 60
+    assert m.symbolic_entry("J", 0, n - 1) == 0.0 or sp.J[0, n - 1]
+    with pytest.raises(ValueError, match="out of range"):
+        m.symbolic_entry("W", 99, 0)
+    with pytest.raises(TypeError, match="must be an integer"):
+        m.symbolic_entry("J", 0, 1.5)
+    with pytest.raises(ValueError, match="'M', 'J', 'W' or 'lambda'"):
+        m.symbolic_entry("Q", 0, 0)
+
+
+def test_topology_key_and_is_compiled_follow_edits():
+    m = four_bar()
+    key = m.topology_key()
+    assert not m.is_compiled()
+    m.simulate(0.1, n_points=3)
+    assert m.is_compiled() and m.n_compiled == 1
+    m.set_bar_mass(0, 3.0)
+    assert m.topology_key() == key and m.is_compiled()
+    m.add_external_force(1, 0.0, 1.0, 0.0)
+    assert m.topology_key() != key and not m.is_compiled()
