@@ -40,9 +40,11 @@ __all__ += [
 
 from .model import (  # noqa: E402
     BarJointModel,
+    BudgetExceededError,
     ConstraintCheck,
     ConstraintWarning,
     ReactionForce,
+    SimulationInterrupted,
     SingularConfigurationError,
     Trajectory,
     bar_joint_model,
@@ -50,9 +52,11 @@ from .model import (  # noqa: E402
 
 __all__ += [
     "BarJointModel",
+    "BudgetExceededError",
     "ConstraintCheck",
     "ConstraintWarning",
     "ReactionForce",
+    "SimulationInterrupted",
     "SingularConfigurationError",
     "Trajectory",
     "bar_joint_model",

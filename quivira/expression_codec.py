@@ -677,7 +677,7 @@ class _ArchiveWalker:
                 if not frames:
                     if self.pos != len(self.data):
                         raise _LayoutError(f"{len(self.data) - self.pos} bytes left over")
-                    return _copy_tree(node) if self.shared else node
+                    return _copy_tree(node, limits) if self.shared else node
                 top = frames[-1]
                 top[3].append(node)
                 top[5] = max(top[5], height)
@@ -688,11 +688,17 @@ class _ArchiveWalker:
                 node, height = self.function_end(top)
 
 
-def _copy_tree(tree: list) -> list:
-    """A copy of a tree in which no list appears twice (iteratively)."""
+def _copy_tree(tree: list, limits: Limits) -> list:
+    """A copy of a tree in which no list appears twice (iteratively), at most
+    ``limits.max_nodes`` nodes (a tree of shared sub-trees can be exponentially larger than
+    its archive)."""
     root: list = []
     stack = [(tree, root)]
+    count = 0
     while stack:
+        count += 1
+        if count > limits.max_nodes:
+            raise _Refused(str(_nodes_error(limits)))
         source, target = stack.pop()
         target.append(source[0])
         if source[0] in _LEAVES:
@@ -920,3 +926,44 @@ def check_storable(expr: hy.expression, limits: Limits = DEFAULT_LIMITS) -> None
         With the reason, if the expression cannot be stored.
     """
     encode_expression(expr, limits=limits)
+
+
+def tree_from_legacy_pickle(data: bytes, *, limits: Limits = DEFAULT_LIMITS) -> list:
+    """The JSON tree of an expression stored by quivira's version-1 model files (a pickle of a
+    heyoka expression), read **without unpickling**.
+
+    The pickle's opcodes are only listed (:func:`pickletools.genops` executes nothing); it must
+    be exactly the pickle of one ``heyoka._core.expression`` whose state is one byte string,
+    and those bytes are read by the same iterative, limited walker as heyoka's own
+    serialization. Anything else is a ValueError.
+    """
+    import pickletools
+
+    if not isinstance(data, bytes):
+        raise ValueError("expected the bytes of a pickle")
+    if len(data) > 16 * limits.max_nodes * 64 + 4096:
+        raise ValueError(f"pickled expression of {len(data)} bytes is too large")
+    names, states = [], []
+    allowed = {"PROTO", "FRAME", "SHORT_BINUNICODE", "BINUNICODE", "MEMOIZE", "STACK_GLOBAL",
+               "EMPTY_TUPLE", "NEWOBJ", "BINBYTES", "SHORT_BINBYTES", "BINBYTES8", "EMPTY_DICT",
+               "TUPLE2", "BUILD", "STOP", "BINPUT", "BINGET", "MARK", "TUPLE"}
+    try:
+        for op, arg, _ in pickletools.genops(data):
+            if op.name not in allowed:
+                raise ValueError(f"unexpected pickle operation {op.name}")
+            if op.name in ("SHORT_BINUNICODE", "BINUNICODE"):
+                names.append(arg)
+            elif op.name in ("BINBYTES", "SHORT_BINBYTES", "BINBYTES8"):
+                states.append(arg)
+    except ValueError:
+        raise
+    except Exception as exc:  # a malformed pickle of any kind
+        raise ValueError(f"not a pickled expression ({type(exc).__name__})") from None
+    if names != ["heyoka._core", "expression"] or len(states) != 1:
+        raise ValueError("not the pickle of one heyoka expression")
+    try:
+        return _ArchiveWalker(states[0], limits).walk()
+    except _Refused as exc:
+        raise ValueError(str(exc)) from None
+    except (_LayoutError, struct.error, UnicodeDecodeError, OverflowError, MemoryError) as exc:
+        raise ValueError(f"not a heyoka expression archive ({exc})") from None

@@ -1081,7 +1081,7 @@ def _mutated(f):
 
 
 MALFORMED = [
-    ("format_version", lambda d: d.update(format_version=2), "format_version"),
+    ("format_version", lambda d: d.update(format_version=3), "format_version"),
     ("no format_version", lambda d: d.pop("format_version"), "format_version"),
     ("no format", lambda d: d.pop("format"), "format"),
     ("missing bars", lambda d: d.pop("bars"), "missing key 'bars'"),

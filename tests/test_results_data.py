@@ -62,7 +62,8 @@ def test_trajectory_pickles_for_every_kind():
         assert np.array_equal(a.force, b.force)
     for name in tr.constraint_groups:
         for out in ("Force", "ConstraintEquation"):
-            assert np.array_equal(back.constraint_output(name, out), tr.constraint_output(name, out))
+            assert np.array_equal(back.constraint_output(name, out),
+                                  tr.constraint_output(name, out))
     assert np.array_equal(back.constraint_output("spacer", "Displacement"),
                           tr.q[:, 6:9] - tr.q[:, 0:3])
     # the pickle holds data only: no compiled code, no heyoka objects

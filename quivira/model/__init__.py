@@ -10,14 +10,22 @@ Layout: :mod:`.core` (the model class, a façade), :mod:`.editing` (data, edits,
 from .core import BarJointModel, bar_joint_model
 from .results import AssemblyReport, ConstraintCheck, Sparsity, StateMatrices
 from .simulator import ConstraintWarning
-from .trajectory import ReactionForce, SingularConfigurationError, Trajectory
+from .trajectory import (
+    BudgetExceededError,
+    ReactionForce,
+    SimulationInterrupted,
+    SingularConfigurationError,
+    Trajectory,
+)
 
 __all__ = [
     "AssemblyReport",
     "BarJointModel",
+    "BudgetExceededError",
     "ConstraintCheck",
     "ConstraintWarning",
     "ReactionForce",
+    "SimulationInterrupted",
     "SingularConfigurationError",
     "Sparsity",
     "StateMatrices",

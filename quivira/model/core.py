@@ -45,7 +45,14 @@ from .elements.pin_joint import infer_joints
 from .elements.user import check_rows
 from .linearize import Linearization, Linearizer, Modes
 from .results import AssemblyReport, ConstraintCheck, Sparsity, StateMatrices
-from .simulator import ConstraintWarning, Simulator, initial_state, mass_diagonal
+from .simulator import (
+    DEFAULT_MAX_STEPS,
+    DEFAULT_MAX_WALL_S,
+    ConstraintWarning,
+    Simulator,
+    initial_state,
+    mass_diagonal,
+)
 from .symbolic import build_symbolic, parameter_layout, parameter_symbols, topology_key
 from .trajectory import Trajectory
 from .validation import (
@@ -64,8 +71,9 @@ class bar_joint_model:  # noqa: N801 - API name
     Parameters
     ----------
     tolerance : float, optional
-        Largest constraint residual accepted as "fulfilled" (positions in length units,
-        velocities in length/time), default 1e-10.
+        Largest constraint residual accepted as "fulfilled", relative to the model's length
+        scale ℓ (the largest bar length or centre coordinate): positions within tolerance·ℓ,
+        velocities within tolerance·ℓ per second; default 1e-10.
 
     Notes
     -----
@@ -95,7 +103,8 @@ class bar_joint_model:  # noqa: N801 - API name
     # ------------------------------------------------------------------ settings
     @property
     def tolerance(self) -> float:
-        """Largest constraint residual accepted as fulfilled (length, or length/time)."""
+        """Largest constraint residual accepted as fulfilled, relative to the model's length
+        scale (see the class docstring)."""
         return self._tolerance
 
     @tolerance.setter
@@ -419,7 +428,10 @@ class bar_joint_model:  # noqa: N801 - API name
         ----------
         rate : float
             α in 1/s, >= 0; ``0`` switches the stabilization off (the plain index-1
-            equations).
+            equations). The default, 10/s, suits linkages of metre-sized bars (motions of
+            about a second); α is a frequency, so for a much larger or slower model choose it
+            a few times its highest natural frequency (a large α on a slow model costs many
+            small steps).
         """
         self._editor.set_value("stabilization", check_stabilization(rate))
 
@@ -745,7 +757,8 @@ class bar_joint_model:  # noqa: N801 - API name
         """
         for i in range(self.n_bars):
             self._editor.posed_bar(i, "infer_joints")
-        eps = 0.5 * self.tolerance  # an inferred joint must pass the start-up check
+        # an inferred joint must pass the start-up check (tolerance relative to the length scale)
+        eps = 0.5 * self.tolerance * self._data.length_scale()
         self._editor.edit("joints inferred", lambda data: infer_joints(data, eps))
         return len(self._data.of(PinJoint))
 
@@ -899,7 +912,8 @@ class bar_joint_model:  # noqa: N801 - API name
     # ------------------------------------------------------------------ simulation
     def simulate(self, t_end: float, n_points: int = 201, *, tol: float | None = None,
                  projection: bool = False, singular_threshold: float = 1e-8,
-                 purpose: str = "interactive") -> Trajectory:
+                 purpose: str = "interactive", max_steps: int = DEFAULT_MAX_STEPS,
+                 max_wall_s: float = DEFAULT_MAX_WALL_S) -> Trajectory:
         """Integrate the motion from the initial state over ``[0, t_end]``.
 
         Uses ``hy.taylor_adaptive`` (cached by topology, data as runtime parameters) and
@@ -920,6 +934,10 @@ class bar_joint_model:  # noqa: N801 - API name
             Stop when :math:`\\min_k d_k/W_{kk}` (see :class:`Trajectory`) falls below it.
         purpose : {"interactive", "long"}
             Compile options: fast compiling, or fast running.
+        max_steps : int
+            Budget of integrator steps (default 5·10⁷).
+        max_wall_s : float
+            Budget of wall time in s (default 3600).
 
         Returns
         -------
@@ -928,15 +946,27 @@ class bar_joint_model:  # noqa: N801 - API name
 
         Raises
         ------
-        ValueError
-            Initial positions violate a constraint, or constraints are redundant.
+        TypeError, ValueError
+            A bad argument; initial positions that violate a constraint; redundant
+            constraints; outputs that would need more than 2 GB.
         SingularConfigurationError
-            A singular pose or non-finite state was met; carries ``t``, ``state`` and the
-            trajectory up to then.
+            A singular pose or non-finite state was met; carries ``t`` (the last valid time),
+            ``state`` and the trajectory up to then.
+        BudgetExceededError
+            ``max_steps`` or ``max_wall_s`` was used up; carries the trajectory so far.
+        SimulationInterrupted
+            Ctrl-C or the notebook's "interrupt kernel" (checked at least every 0.2 s); a
+            ``KeyboardInterrupt`` carrying the trajectory so far.
+
+        Notes
+        -----
+        Thread safety: a model may be simulated from several threads; the runs take turns on
+        its compiled integrator. Edits from other threads during a run are not seen by it.
         """
         return self._simulator.simulate(
             self._data, self.tolerance, t_end, n_points, tol=tol, projection=projection,
-            singular_threshold=singular_threshold, purpose=purpose)
+            singular_threshold=singular_threshold, purpose=purpose, max_steps=max_steps,
+            max_wall_s=max_wall_s)
 
     # ------------------------------------------------------------------ equations
     def build_lagrange_eom(self, return_multipliers: bool = False, return_W: bool = False):
@@ -1065,29 +1095,41 @@ class bar_joint_model:  # noqa: N801 - API name
         return model
 
     def save(self, path: str | Path) -> None:
-        """Write the model to a JSON file.
+        """Write the model to a JSON file (format version 2: plain data only, expressions as
+        JSON trees of whitelisted operations).
 
         Parameters
         ----------
         path : str or Path
             The file to write.
         """
-        Path(path).write_text(json.dumps(self.to_dict(), indent=1))
+        Path(path).write_text(json.dumps(self.to_dict(), indent=1, allow_nan=False))
 
     @classmethod
-    def load(cls, path: str | Path) -> bar_joint_model:
-        """Read a model written by :meth:`save`; a malformed file raises ValueError.
+    def load(cls, path: str | Path, *, max_bytes: int = persistence.MAX_FILE_BYTES
+             ) -> bar_joint_model:
+        """Read a model written by :meth:`save` (format versions 1 and 2).
+
+        The file is data: it is parsed as JSON and validated, nothing in it is executed or
+        deserialized as objects (version-1 expressions, stored as pickles, are read by a
+        limited parser without unpickling). Only regular files are read, at most
+        ``max_bytes``.
 
         Parameters
         ----------
         path : str or Path
             The file to read.
+        max_bytes : int, optional
+            Largest file size read (default 50 MB).
+
+        Raises
+        ------
+        ValueError
+            A malformed or too large file, naming the problem.
+        OSError
+            The file cannot be opened.
         """
-        try:
-            d = json.loads(Path(path).read_text(encoding="utf-8"))
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise ValueError(f"{path}: not a valid JSON model file ({exc})") from None
-        return cls.from_dict(d)
+        return cls.from_dict(persistence.read_file(path, max_bytes))
 
 
 BarJointModel = bar_joint_model

@@ -93,6 +93,21 @@ class ModelData:
         """The named elements (constraints addressed by name), in registry order."""
         return [(k, p, e) for k, p, e in self.items() if k.named]
 
+    def length_scale(self) -> float:
+        """The model's length scale ℓ: the largest bar length or coordinate of a bar centre
+        in the initial pose (1 for a model without bars). Residual tolerances are relative to
+        it, so a model and a scaled copy get the same verdicts."""
+        values = [b.length for b in self.bars]
+        values += [abs(v) for b in self.bars if b.pose is not None for v in b.pose[:2]]
+        return max(values, default=1.0)
+
+    def coordinate_weights(self):
+        """``(1, 1, L_i)`` per bar: multiplying the θ derivatives by ``L_i`` makes every column
+        of J a length (the metric of assembly and of the rank tests)."""
+        import numpy as np
+
+        return np.array([w for b in self.bars for w in (1.0, 1.0, b.length)])
+
     def names(self) -> list[str]:
         """Names of the named elements, in registry order."""
         return [e.name for _, _, e in self.named()]

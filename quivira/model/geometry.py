@@ -72,11 +72,6 @@ def intersections(bars: list[Bar], tol: float) -> list[tuple[np.ndarray, list[tu
     return [(P, sorted(inc)) for P, inc in groups if len(inc) >= 2]
 
 
-def coordinate_weights(bars: list[Bar]) -> np.ndarray:
-    """Weights ``(1, 1, L_i)`` per bar of the metric used by :func:`project_positions`."""
-    return np.array([w for b in bars for w in (1.0, 1.0, b.length)])
-
-
 def project_positions(q0: np.ndarray, geometry, weights: np.ndarray, *, tol: float,
                       max_iter: int = 50) -> tuple[np.ndarray, np.ndarray, bool]:
     """Gauss–Newton: ``q ← q − D⁻¹ (J D⁻¹)⁺ F(q)`` until ``max|F| ≤ tol``.
@@ -120,17 +115,29 @@ def project_velocities(qd: np.ndarray, J: np.ndarray, M_diag: np.ndarray,
     return qd - G @ lam
 
 
-def dependent_rows(J: np.ndarray, rel_tol: float = 1e-9) -> tuple[int, list[int]]:
-    """Rank of ``J`` and the rows taking part in a linear dependence (empty if full rank)."""
+def dependent_rows(J: np.ndarray, weights: np.ndarray | None = None,
+                   rel_tol: float = 1e-9) -> tuple[int, list[int]]:
+    """Rank of ``J`` and the rows taking part in a linear dependence (empty if full rank).
+
+    Scale-aware: the columns are divided by ``weights`` (e.g. ``(1, 1, L_i)`` per bar, so that
+    θ columns are measured like x and y) and every row is normalised to unit length before the
+    singular values are compared with ``rel_tol`` times the largest; a model and a copy scaled
+    in length or mass get the same verdict.
+    """
     m = J.shape[0]
     if m == 0:
         return 0, []
-    S = np.linalg.svd(J, compute_uv=False)  # singular vectors only when needed (slow here)
+    A = np.array(J, dtype=float)
+    if weights is not None:
+        A = A / np.asarray(weights, dtype=float)[None, :]
+    norms = np.linalg.norm(A, axis=1)
+    A = A / np.where(norms > 0, norms, 1.0)[:, None]
+    S = np.linalg.svd(A, compute_uv=False)  # singular vectors only when needed (slow here)
     smax = S[0] if S.size else 0.0
     rank = int(np.sum(S > rel_tol * max(smax, 1e-300)))
     if rank == m:
         return rank, []
-    U, _, _ = np.linalg.svd(J, full_matrices=True)
+    U, _, _ = np.linalg.svd(A, full_matrices=True)
     left_null = U[:, rank:]
     weight = np.linalg.norm(left_null, axis=1)
     rows = [int(i) for i in np.nonzero(weight > 1e-8)[0]]

@@ -11,12 +11,12 @@ naming the first problem.
 
 from __future__ import annotations
 
-import base64
-import io
-import pickle
+import difflib
+import json
+import os
+import stat
+from pathlib import Path
 from typing import Any
-
-import heyoka as hy
 
 from .data import Bar, ModelData
 from .elements import KINDS, LoadContext
@@ -32,7 +32,26 @@ from .validation import (
 )
 
 FORMAT = "quivira.bar_joint_model"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+#: versions this quivira reads (1: expressions as pickles, read without unpickling)
+READABLE_VERSIONS = (1, 2)
+#: default largest model file :func:`read_file` reads (bytes)
+MAX_FILE_BYTES = 50_000_000
+_HEADER_KEYS = ("format", "format_version", "tolerance", "g", "stabilization", "bars")
+_BAR_KEYS = ("length", "mass", "pose", "velocity")
+
+
+def check_keys(d: dict, allowed, where: str) -> None:
+    """ValueError naming the keys of ``d`` not in ``allowed`` (with a close match, if any)."""
+    unknown = [k for k in d if k not in allowed]
+    if not unknown:
+        return
+    parts = []
+    for k in unknown:
+        close = difflib.get_close_matches(str(k), [str(a) for a in allowed], n=1)
+        parts.append(f"{k!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
+    raise ValueError(f"{where}: unknown key{'s' if len(parts) > 1 else ''} "
+                     + ", ".join(parts) + f"; allowed: {', '.join(map(str, allowed))}")
 
 
 def to_dict(data: ModelData, tolerance: float) -> dict:
@@ -53,34 +72,6 @@ def to_dict(data: ModelData, tolerance: float) -> dict:
     return out
 
 
-class _ExpressionUnpickler(pickle.Unpickler):
-    """Unpickles heyoka expressions and nothing else (no code can be run from a file)."""
-
-    def find_class(self, module: str, name: str):
-        if (module, name) == ("heyoka._core", "expression"):
-            return hy.expression
-        raise ValueError(f"model file: refusing to load {module}.{name} (only heyoka "
-                         "expressions are allowed)")
-
-
-def expression_to_text(e: hy.expression) -> str:
-    """A heyoka expression as base64 text (its exact serialization, bit for bit)."""
-    return base64.b64encode(pickle.dumps(e)).decode("ascii")
-
-
-def expression_from_text(text: Any, where: str) -> hy.expression:
-    """Inverse of :func:`expression_to_text`; raises ValueError on anything else."""
-    if not isinstance(text, str):
-        raise ValueError(f"{where}: expected an encoded expression string")
-    try:
-        obj = _ExpressionUnpickler(io.BytesIO(base64.b64decode(text, validate=True))).load()
-    except Exception as exc:  # corrupt data of any kind
-        raise ValueError(f"{where}: not a valid encoded heyoka expression ({exc})") from None
-    if not isinstance(obj, hy.expression):
-        raise ValueError(f"{where}: not a heyoka expression")
-    return obj
-
-
 def from_dict(d: Any) -> tuple[ModelData, float]:
     """Validate ``d`` and return ``(ModelData, tolerance)``; raise ValueError if malformed."""
     if not isinstance(d, dict):
@@ -88,9 +79,11 @@ def from_dict(d: Any) -> tuple[ModelData, float]:
     if d.get("format") != FORMAT:
         raise ValueError(f"model data: 'format' must be {FORMAT!r}, got {d.get('format')!r}")
     version = d.get("format_version")
-    if version != FORMAT_VERSION:
+    if isinstance(version, bool) or not isinstance(version, int) \
+            or version not in READABLE_VERSIONS:
         raise ValueError(f"model data: unsupported format_version {version!r} (this quivira "
-                         f"reads version {FORMAT_VERSION})")
+                         f"reads versions {', '.join(map(str, READABLE_VERSIONS))})")
+    check_keys(d, _HEADER_KEYS + tuple(k.collection for k in KINDS), "model")
     with file_errors():
         tol = check_positive(field(d, "tolerance", "model"), "model.tolerance")
         data = ModelData(g=check_real(field(d, "g", "model"), "model.g"),
@@ -100,21 +93,61 @@ def from_dict(d: Any) -> tuple[ModelData, float]:
         for i, b in enumerate(list_field(d, "bars", "model")):
             w = f"bars[{i}]"
             pose = field(b, "pose", w)
+            check_keys(b, _BAR_KEYS, w)
             data.bars.append(Bar(
                 check_positive(field(b, "length", w), f"{w}.length"),
                 check_positive(field(b, "mass", w), f"{w}.mass"),
                 None if pose is None else triple(pose, f"{w}.pose"),
                 triple(field(b, "velocity", w), f"{w}.velocity"),
             ))
-        ctx = LoadContext(len(data.bars), set())
+        ctx = LoadContext(len(data.bars), set(), version)
         for kind in KINDS:
             items = d.get(kind.collection, [])
             if not isinstance(items, list):
                 raise ValueError(f"model.{kind.collection}: expected a list, got "
                                  f"{type(items).__name__}")
             for k, item in enumerate(items):
-                el = kind.from_dict(item, f"{kind.collection}[{k}]", ctx)
+                where = f"{kind.collection}[{k}]"
+                el = kind.from_dict(item, where, ctx)
+                check_keys(item, tuple(el.to_dict()), where)
                 if kind.named:
                     ctx.names.add(el.name)
                 data.of(kind).append(el)
     return data, tol
+
+
+def read_file(path: str | Path, max_bytes: int = MAX_FILE_BYTES) -> Any:
+    """The JSON content of a model file, read safely.
+
+    Only regular files are read (not FIFOs, devices or directories), at most ``max_bytes``;
+    nesting deeper than Python's JSON parser handles is an error (non-finite numbers such as
+    ``NaN`` are refused by the validation of :func:`from_dict`, which names the field).
+    Every problem is a ValueError naming the file (OSError if it cannot be opened).
+    """
+    if isinstance(max_bytes, bool) or not isinstance(max_bytes, int):
+        raise TypeError(f"max_bytes must be an integer, got {max_bytes!r}")
+    if max_bytes < 1:
+        raise ValueError(f"max_bytes must be positive, got {max_bytes}")
+    path = Path(path)
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)  # a FIFO must not block the open
+    fd = os.open(path, flags)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise ValueError(f"{path}: not a regular file; a model is read from a file written "
+                             "by save()")
+        if info.st_size > max_bytes:
+            raise ValueError(f"{path}: {info.st_size} bytes, more than max_bytes = {max_bytes} "
+                             "(pass a larger max_bytes to load bigger models)")
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            raw = fh.read(max_bytes + 1)
+    finally:
+        os.close(fd)
+    if len(raw) > max_bytes:
+        raise ValueError(f"{path}: more than max_bytes = {max_bytes} bytes")
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ValueError(f"{path}: not a valid JSON model file ({exc})") from None
+    except RecursionError:
+        raise ValueError(f"{path}: not a valid JSON model file (nested too deeply)") from None

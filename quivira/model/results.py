@@ -48,9 +48,12 @@ class ConstraintCheck(_ByKey):
     max_position, max_velocity : float
         Their largest absolute values.
     tolerance : float
-        The model's tolerance.
+        The model's tolerance (relative).
     satisfied : bool
-        Both maxima within the tolerance.
+        Both maxima within ``tolerance × length_scale`` (positions in length units, velocities
+        in length per second).
+    length_scale : float
+        The model's length scale ℓ (largest bar length or centre coordinate).
     """
 
     labels: list
@@ -60,6 +63,7 @@ class ConstraintCheck(_ByKey):
     max_velocity: float
     tolerance: float
     satisfied: bool
+    length_scale: float = 1.0
 
     def __bool__(self) -> bool:
         return bool(self.satisfied)

@@ -9,11 +9,18 @@ model's data, which it is given explicitly with every call (a
 constraints within the tolerance (ValueError naming the rows otherwise; ``assemble()`` fixes
 drawn poses), the switched-on constraint rows must be independent (ValueError naming the
 dependent rows), and velocities violating the velocity constraints are projected onto them in
-the mass metric with a :class:`ConstraintWarning`.
+the mass metric with a :class:`ConstraintWarning`. Tolerances are relative to the model's
+length scale (:meth:`~quivira.model.data.ModelData.length_scale`), and the rank test scales
+the columns of J by the bar lengths, so that a model and a scaled copy get the same verdicts.
+
+Thread safety: one model may be simulated from several threads; the runs take turns on the
+model's compiled integrator (a lock), so each gets its own correct trajectory.
 """
 
 from __future__ import annotations
 
+import threading
+import time
 import warnings
 import weakref
 from collections import OrderedDict
@@ -36,10 +43,53 @@ from .data import ModelData
 from .elements import BY_KIND
 from .results import AssemblyReport, ConstraintCheck, Sparsity, StateMatrices
 from .symbolic import coordinate_names, parameter_layout, topology_key
-from .trajectory import SingularConfigurationError, Trajectory
+from .trajectory import (
+    BudgetExceededError,
+    SimulationInterrupted,
+    SingularConfigurationError,
+    Trajectory,
+)
 from .validation import check_flag, check_positive, check_real
 
 SOLVERS = ("ordered", "lu")
+#: default budget of integrator steps of one ``simulate`` call
+DEFAULT_MAX_STEPS = 50_000_000
+#: default budget of wall time (s) of one ``simulate`` call
+DEFAULT_MAX_WALL_S = 3600.0
+#: largest memory (bytes) the outputs of one ``simulate`` call may need
+MAX_OUTPUT_BYTES = 2e9
+
+
+def _check_count(value: Any, what: str, minimum: int) -> int:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{what} must be an integer >= {minimum}, got {value!r}")
+    if value < minimum:
+        raise ValueError(f"{what} must be an integer >= {minimum}, got {value!r}")
+    return int(value)
+
+
+def _check_tol(tol: Any) -> float:
+    v = check_positive(tol, "tol")
+    if v >= 1.0:
+        raise ValueError(f"tol must be below 1 (a relative integration tolerance such as 1e-12), "
+                         f"got {v:g}")
+    return v
+
+
+def _check_threshold(value: Any) -> float:
+    v = check_real(value, "singular_threshold")
+    if not 0.0 <= v < 1.0:
+        raise ValueError("singular_threshold must lie in [0, 1) (a pivot ratio; 0 switches the "
+                         f"monitor off), got {v:g}")
+    return v
+
+
+def _check_purpose(value: Any) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"purpose must be 'interactive' or 'long', got {value!r}")
+    if value not in ("interactive", "long"):
+        raise ValueError(f"purpose must be 'interactive' or 'long', got {value!r}")
+    return value
 
 
 class ConstraintWarning(UserWarning):
@@ -103,6 +153,8 @@ class Simulator:
         self.solver = solver
         self.cache_size = cache_size
         self._cache: OrderedDict[tuple, CompiledSystem] = OrderedDict()
+        #: one integrator per compiled system: runs from several threads take turns
+        self._lock = threading.RLock()
 
     # ------------------------------------------------------------------ settings
     @property
@@ -152,16 +204,18 @@ class Simulator:
         """The compiled system of the topology of ``data`` (built on first use, then cached);
         with ``dynamics`` also the function of multipliers and accelerations."""
         key = self._key(data, tol, purpose)
-        cs = self._cache.get(key)
-        if cs is None:
-            if not data.bars:
-                raise ValueError("the model has no bars; add a bar first")
-            cs = compile_system(data, tol, default_compile_options(3 * len(data.bars), purpose),
-                                self.solver)
-            self._cache[key] = cs
-            self._trim()
-        else:
-            self._cache.move_to_end(key)
+        with self._lock:
+            cs = self._cache.get(key)
+            if cs is None:
+                if not data.bars:
+                    raise ValueError("the model has no bars; add a bar first")
+                cs = compile_system(data, tol,
+                                    default_compile_options(3 * len(data.bars), purpose),
+                                    self.solver)
+                self._cache[key] = cs
+                self._trim()
+            else:
+                self._cache.move_to_end(key)
         if dynamics:
             cs.dynamics  # noqa: B018 - compiles on access
         return cs
@@ -226,16 +280,18 @@ class Simulator:
         v = evaluate_outputs(cs, arr[None, :], pars, t)["velocity_residual"][0]
         mp = float(np.max(np.abs(F))) if F.size else 0.0
         mv = float(np.max(np.abs(v))) if v.size else 0.0
+        scale = data.length_scale()
+        ok = mp <= tolerance * scale and mv <= tolerance * scale
         return ConstraintCheck(labels=list(cs.labels), position=F, velocity=v,
                                max_position=mp, max_velocity=mv, tolerance=tolerance,
-                               satisfied=bool(mp <= tolerance and mv <= tolerance))
+                               satisfied=bool(ok), length_scale=scale)
 
     def degrees_of_freedom(self, data: ModelData) -> int:
         """:math:`n - \\operatorname{rank} J` at the initial pose."""
         cs = self.compiled(data)
         n = 3 * len(data.bars)
         _, J = evaluate_geometry(cs, initial_state(data)[:n], self.parameters(data, cs))
-        rank, _ = geo.dependent_rows(J)
+        rank, _ = geo.dependent_rows(J, data.coordinate_weights())
         return n - rank
 
     def assemble(self, data: ModelData, tolerance: float, max_iter: int = 50
@@ -247,7 +303,8 @@ class Simulator:
         n = 3 * len(data.bars)
         state = initial_state(data)
         q0 = state[:n]
-        w = geo.coordinate_weights(data.bars)
+        w = data.coordinate_weights()
+        tolerance = tolerance * data.length_scale()
         q, F, ok = geo.project_positions(q0, self.geometry_fn(cs, pars), w,
                                          tol=0.01 * tolerance, max_iter=max_iter)
         if not ok or (F.size and np.max(np.abs(F)) > tolerance):
@@ -275,16 +332,18 @@ class Simulator:
         state = initial_state(data, "simulate")
         F, J = evaluate_geometry(cs, state[:n], pars, qd=state[n:])
         labels = cs.labels
+        scale = data.length_scale()
         if F.size:
-            bad = np.nonzero(np.abs(F) > tolerance)[0]
+            bad = np.nonzero(np.abs(F) > tolerance * scale)[0]
             if bad.size:
                 parts = [f"{labels[k]} off by {F[k]:.3g}" for k in bad[:6]]
                 raise ValueError(
                     "initial positions violate constraints: " + "; ".join(parts)
                     + ("; ..." if bad.size > 6 else "")
-                    + f" (tolerance {tolerance:g}); fix the poses or call model.assemble()")
+                    + f" (tolerance {tolerance:g} × length scale {scale:g}); fix the poses or "
+                    "call model.assemble()")
             active = np.nonzero(self.active_rows(data, cs))[0]
-            rank, rows = geo.dependent_rows(J[active])
+            rank, rows = geo.dependent_rows(J[active], data.coordinate_weights())
             if rows:
                 raise ValueError(
                     f"redundant constraints: J has rank {rank} < {len(active)} rows at the "
@@ -292,7 +351,7 @@ class Simulator:
                     + ", ".join(labels[active[k]] for k in rows)
                     + ". Remove one of them (e.g. a support or joint that repeats another)")
             v = evaluate_outputs(cs, state[None, :], pars)["velocity_residual"][0]
-            if np.max(np.abs(v)) > tolerance:
+            if np.max(np.abs(v)) > tolerance * scale:
                 worst = int(np.argmax(np.abs(v)))
                 qd = geo.project_velocities(state[n:], J, mass_diagonal(data), v)
                 warnings.warn(
@@ -305,68 +364,52 @@ class Simulator:
     # ------------------------------------------------------------------ simulation
     def simulate(self, data: ModelData, tolerance: float, t_end: float, n_points: int = 201,
                  *, tol: float | None = None, projection: bool = False,
-                 singular_threshold: float = 1e-8, purpose: str = "interactive") -> Trajectory:
+                 singular_threshold: float = 1e-8, purpose: str = "interactive",
+                 max_steps: int = DEFAULT_MAX_STEPS,
+                 max_wall_s: float = DEFAULT_MAX_WALL_S) -> Trajectory:
         """Integrate the motion from the initial state of ``data`` over ``[0, t_end]`` (see
         :meth:`quivira.bar_joint_model.simulate`)."""
         t_end = check_positive(t_end, "t_end")
-        if isinstance(n_points, bool) or not isinstance(n_points, (int, np.integer)) \
-                or n_points < 2:
-            raise ValueError(f"n_points must be an integer >= 2, got {n_points!r}")
-        cs = self.compiled(data, tol, purpose)
-        pars = self.parameters(data, cs)
-        state0 = self.consistent_start(data, tolerance, cs, pars)
-        grid = np.linspace(0.0, t_end, int(n_points))
-        ta = cs.ta
-        ta.time = 0.0
-        ta.state[:] = state0
-        ta.pars[:] = pars[: len(ta.pars)]
-        monitor = _Monitor(cs, pars, singular_threshold)
-        if projection:
-            states, outcome = self._propagate_projected(data, cs, pars, grid, monitor)
-        else:
-            # no Python call per step when the monitor is off: heyoka itself stops on a
-            # non-finite state (taylor_outcome.err_nf_state)
-            res = ta.propagate_grid(grid, callback=monitor if monitor.active else None)
-            outcome, states = res[0], res[5]
-        n_valid = int(np.sum(grid <= ta.time)) if outcome != hy.taylor_outcome.time_limit \
-            else len(grid)
-        states = np.asarray(states[:n_valid])
-        finite = np.all(np.isfinite(states), axis=1)
-        if not np.all(finite):
-            n_valid = int(np.argmin(finite))
-            states = states[:n_valid]
-        traj = self.trajectory(data, cs, pars, grid[:n_valid], states)
-        if outcome not in (hy.taylor_outcome.time_limit, hy.taylor_outcome.success):
-            reason = monitor.reason or (
-                "non-finite state" if outcome == hy.taylor_outcome.err_nf_state
-                else f"integrator stopped ({outcome})")
-            raise SingularConfigurationError(reason, monitor.last_t, monitor.last_state, traj)
-        return traj
-
-    def _propagate_projected(self, data, cs, pars, grid, monitor):
-        ta = cs.ta
+        n_points = _check_count(n_points, "n_points", 2)
+        tol = None if tol is None else _check_tol(tol)
+        singular_threshold = _check_threshold(singular_threshold)
+        purpose = _check_purpose(purpose)
+        projection = check_flag(projection, "projection")
+        max_steps = _check_count(max_steps, "max_steps", 1)
+        max_wall_s = check_positive(max_wall_s, "max_wall_s")
         n = 3 * len(data.bars)
-        w = geo.coordinate_weights(data.bars)
-        Mdiag = mass_diagonal(data)
-        out = np.full((len(grid), 2 * n), np.nan)
-        out[0] = ta.state
-        outcome = hy.taylor_outcome.time_limit
-        for k in range(1, len(grid)):
-            outcome = ta.propagate_until(grid[k],
-                                         callback=monitor if monitor.active else None)[0]
-            if outcome != hy.taylor_outcome.time_limit:
-                break
-            s = ta.state.copy()
-            geom = self.geometry_fn(cs, pars, grid[k])
-            q, F, ok = geo.project_positions(s[:n], geom, w, tol=1e-15, max_iter=5)
-            _, J = evaluate_geometry(cs, q, pars, grid[k], qd=s[n:])
-            v = evaluate_outputs(cs, np.concatenate([q, s[n:]])[None, :], pars,
-                                 grid[k])["velocity_residual"][0]
-            qd = geo.project_velocities(s[n:], J, Mdiag, v)
-            ta.state[:n] = q
-            ta.state[n:] = qd
-            out[k] = ta.state
-        return out, outcome
+        with self._lock:
+            cs = self.compiled(data, tol, purpose)
+            nbytes = n_points * 8 * (4 * n + 4 * cs.m + 4)
+            if nbytes > MAX_OUTPUT_BYTES:
+                raise ValueError(
+                    f"n_points = {n_points} would need about {nbytes / 1e9:.3g} GB of outputs "
+                    f"for this model (limit {MAX_OUTPUT_BYTES / 1e9:g} GB); use fewer n_points")
+            grid = np.linspace(0.0, t_end, n_points)
+            pars = self.parameters(data, cs)
+            state0 = self.consistent_start(data, tolerance, cs, pars)
+            ta = cs.ta
+            ta.time = 0.0
+            ta.state[:] = state0
+            ta.pars[:] = pars[: len(ta.pars)]
+            monitor = _Monitor(cs, pars, singular_threshold)
+            run = _Run(self, data, cs, pars, grid, monitor, projection, max_steps, max_wall_s)
+            try:
+                run.propagate()
+            except KeyboardInterrupt:
+                traj = self.trajectory(data, cs, pars, grid[:len(run.rows)], np.array(run.rows))
+                raise SimulationInterrupted(run.last_t, traj) from None
+            traj = self.trajectory(data, cs, pars, grid[:len(run.rows)],
+                                   np.array(run.rows).reshape(-1, 2 * n))
+            traj.info.update(steps=run.steps, wall_s=run.wall_s)
+            if run.budget is not None:
+                raise BudgetExceededError(run.budget, run.last_t, run.last_state, traj)
+            if run.outcome not in (hy.taylor_outcome.time_limit, hy.taylor_outcome.success):
+                reason = monitor.reason or (
+                    "non-finite state" if run.outcome == hy.taylor_outcome.err_nf_state
+                    else f"integrator stopped ({run.outcome})")
+                raise SingularConfigurationError(reason, run.last_t, run.last_state, traj)
+            return traj
 
     def trajectory(self, data: ModelData, cs: CompiledSystem, pars: np.ndarray,
                    t: np.ndarray, states: np.ndarray) -> Trajectory:
@@ -409,7 +452,7 @@ class Simulator:
         Md = mass_diagonal(data)
         W = (J / Md[None, :]) @ J.T
         o = evaluate_dynamics(cs, arr[None, :], pars, t)
-        rank, _ = geo.dependent_rows(J)
+        rank, _ = geo.dependent_rows(J, data.coordinate_weights())
         return StateMatrices(M=np.diag(Md), J=J, W=W, lambda_mult=o["lambda_mult"][0],
                              qdd=o["qdd"][0], labels=list(cs.labels), rank_J=rank,
                              dof=n - rank, singularity=float(o["singularity"][0]))
@@ -458,6 +501,135 @@ def _entry_index(value: Any, count: int, what: str) -> int:
     if not 0 <= int(value) < count:
         raise ValueError(f"{what} {int(value)} out of range (0 to {count - 1})")
     return int(value)
+
+
+class _Run:
+    """One integration over an output grid, in chunks of integrator steps.
+
+    Between chunks Python code runs, so Ctrl-C (a kernel interrupt) is raised at once, and the
+    budgets are checked; each chunk is sized to last about :data:`CHUNK_S` of wall time. With
+    ``projection`` every output point is reached separately and the state is projected onto
+    the constraints there.
+    """
+
+    def __init__(self, sim, data, cs, pars, grid, monitor, projection, max_steps, max_wall_s):
+        self.sim, self.data, self.cs, self.pars, self.grid = sim, data, cs, pars, grid
+        self.monitor, self.projection = monitor, projection
+        self.max_steps, self.max_wall_s = max_steps, max_wall_s
+        self.rows = [np.array(cs.ta.state)]
+        self.outcome = hy.taylor_outcome.time_limit
+        self.steps = 0
+        self.wall_s = 0.0
+        self.budget: str | None = None
+        self.last_t = 0.0
+        self.last_state = self.rows[0].copy()
+
+    def propagate(self) -> None:
+        ta, grid = self.cs.ta, self.grid
+        callback = self.monitor if self.monitor.active else None
+        chunk = 64
+        start = time.perf_counter()
+        first_step_guard(ta, grid[1] - grid[0])
+        k = 1
+        while k < len(grid):
+            if grid[k] <= ta.time:  # the guarded first step ended on an output time
+                self.rows.append(np.array(ta.state))
+                k += 1
+                continue
+            sub = grid[k:k + 1] if self.projection else grid[k:]
+            g = np.concatenate([[ta.time], sub])
+            t0 = time.perf_counter()
+            res = ta.propagate_grid(g, max_steps=min(chunk, self.max_steps - self.steps),
+                                    callback=callback)
+            dt = time.perf_counter() - t0
+            self.outcome, steps, states = res[0], res[3], np.asarray(res[5])
+            self.steps += int(steps)
+            new = [s for s in states[1:]]
+            while new and not np.all(np.isfinite(new[-1])):
+                new.pop()
+            if new and self.projection:
+                new[-1] = self._projected(new[-1], grid[k])
+            self.rows.extend(new)
+            k += len(new)
+            if np.all(np.isfinite(ta.state)) and np.isfinite(ta.time):
+                self.last_t, self.last_state = float(ta.time), np.array(ta.state)
+            elif self.rows:
+                self.last_t, self.last_state = float(grid[len(self.rows) - 1]), self.rows[-1]
+            if self.monitor.active and self.monitor.reason is not None:
+                self.last_t, self.last_state = self.monitor.last_t, self.monitor.last_state
+            self.wall_s = time.perf_counter() - start
+            if self.outcome not in (hy.taylor_outcome.time_limit, hy.taylor_outcome.step_limit):
+                return
+            if self.steps >= self.max_steps:
+                self.budget = (f"stopped after {self.steps} integrator steps at t = "
+                               f"{self.last_t:.6g} s (max_steps = {self.max_steps}); pass a "
+                               "larger max_steps, or simulate a shorter time")
+                return
+            if self.wall_s >= self.max_wall_s:
+                self.budget = (f"stopped after {self.wall_s:.3g} s of wall time at t = "
+                               f"{self.last_t:.6g} s (max_wall_s = {self.max_wall_s:g}); pass a "
+                               "larger max_wall_s, or simulate a shorter time")
+                return
+            if self.outcome == hy.taylor_outcome.step_limit:
+                chunk = _next_chunk(chunk, dt)
+        self.outcome = hy.taylor_outcome.time_limit
+
+    def _projected(self, s: np.ndarray, t: float) -> np.ndarray:
+        """The state at an output time put back on the constraints (positions by Gauss-Newton,
+        then velocities, both in the mass metric); the integrator continues from it."""
+        data, cs, pars, ta = self.data, self.cs, self.pars, self.cs.ta
+        n = 3 * len(data.bars)
+        geom = self.sim.geometry_fn(cs, pars, t)
+        q, _, _ = geo.project_positions(s[:n], geom, data.coordinate_weights(), tol=1e-15,
+                                        max_iter=5)
+        _, J = evaluate_geometry(cs, q, pars, t, qd=s[n:])
+        v = evaluate_outputs(cs, np.concatenate([q, s[n:]])[None, :], pars,
+                             t)["velocity_residual"][0]
+        qd = geo.project_velocities(s[n:], J, mass_diagonal(data), v)
+        ta.state[:n] = q
+        ta.state[n:] = qd
+        return np.array(ta.state)
+
+
+def first_step_guard(ta, max_h: float) -> None:
+    """Take the first step of an integration segment with a size heyoka's rule cannot get
+    wrong.
+
+    heyoka sizes a step from the Taylor coefficients of the last two orders. At a symmetric
+    start (e.g. a bar at rest at θ = 0 with a torque ∝ cos θ: θ(t) has only every fourth
+    coefficient) both can vanish while the series does not, and the step comes out infinite
+    or absurdly long. The coefficients at the start are computed (a step of 1e-300, undone);
+    if the last two orders vanish, one step is taken with the same rule applied to the two
+    highest non-zero orders (at most ``max_h``); afterwards the state is generic again.
+    """
+    state, t0 = np.array(ta.state), ta.time
+    ta.step(max_delta_t=1e-300, write_tc=True)
+    tc = np.abs(np.asarray(ta.tc))
+    ta.state[:] = state
+    ta.time = t0
+    norms = tc.max(axis=0)  # per order, over the state
+    p = norms.shape[0] - 1
+    if not np.all(np.isfinite(norms)) or norms[p] > 0 or norms[p - 1] > 0:
+        return
+    orders = [k for k in range(2, p + 1) if norms[k] > 0][-2:]
+    if not orders:
+        return  # a polynomial of degree < 2: heyoka's step is exact
+    rho = min((1.0 / norms[k]) ** (1.0 / k) for k in orders)
+    h = min(max_h, rho * np.exp(-0.7 / (orders[-1] - 1)) / np.e ** 2)
+    ta.step(max_delta_t=float(h))
+
+
+#: target wall time of one chunk of integrator steps between checks for Ctrl-C and budgets
+CHUNK_S = 0.05
+
+
+def _next_chunk(chunk: int, dt: float) -> int:
+    """The next number of steps per chunk, aiming at :data:`CHUNK_S` per chunk."""
+    if dt < 0.5 * CHUNK_S:
+        return min(chunk * 2, 1 << 20)
+    if dt > 2 * CHUNK_S:
+        return max(chunk // 2, 1)
+    return chunk
 
 
 class _Monitor:

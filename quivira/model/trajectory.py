@@ -236,8 +236,11 @@ class Trajectory:
         return float(np.max(np.abs(r))) if r.size else 0.0
 
     def relative_energy_error(self) -> float:
-        """:math:`\\max_t |E(t) - E(0)| / \\max(|E(0)|, \\max_t T)`."""
+        """:math:`\\max_t |E(t) - E(0)| / \\max(|E(0)|, \\max_t T)` (0 for a trajectory of
+        fewer than two points)."""
         e = self.energy
+        if e.shape[0] < 2:
+            return 0.0
         scale = max(abs(e[0]), float(np.max(np.abs(self.kinetic_energy))), 1e-300)
         return float(np.max(np.abs(e - e[0])) / scale)
 
@@ -343,6 +346,45 @@ class SingularConfigurationError(RuntimeError):
         self.reason = reason
         self.t = t
         self.state = state
+        self.trajectory = trajectory
+
+
+class BudgetExceededError(RuntimeError):
+    """A simulation used up its budget of integrator steps or wall time and was stopped.
+
+    Attributes
+    ----------
+    t : float
+        Time reached.
+    state : numpy.ndarray
+        The state there.
+    trajectory : Trajectory
+        The motion on the output grid up to ``t``.
+    """
+
+    def __init__(self, message: str, t: float, state: np.ndarray, trajectory=None):
+        super().__init__(message)
+        self.t = t
+        self.state = state
+        self.trajectory = trajectory
+
+
+class SimulationInterrupted(KeyboardInterrupt):
+    """Ctrl-C (or the notebook's "interrupt kernel") stopped a simulation; the motion up to
+    then is in :attr:`trajectory`.
+
+    Attributes
+    ----------
+    t : float
+        Time reached.
+    trajectory : Trajectory
+        The motion on the output grid up to ``t``.
+    """
+
+    def __init__(self, t: float, trajectory=None):
+        super().__init__(f"simulation interrupted at t = {t:.6g} s; the motion up to then is "
+                         "in .trajectory of this exception")
+        self.t = t
         self.trajectory = trajectory
 
 

@@ -17,33 +17,48 @@ from typing import Any
 
 import numpy as np
 
+#: largest magnitude of a number of the model (lengths, masses, positions, forces, g, ...):
+#: products of a few data (L², 1/I = 12/(m L²), m g, the coefficients of W) stay far from
+#: overflow and underflow of double precision
+MAX_MAGNITUDE = 1e50
+#: smallest positive length or mass
+MIN_POSITIVE = 1e-50
+
 
 def check_real(value: Any, what: str) -> float:
-    """Return ``value`` as a finite float.
+    """Return ``value`` as a finite float of magnitude at most :data:`MAX_MAGNITUDE`.
 
     Raises
     ------
     TypeError
         If it is not a real number (bools are not numbers here).
     ValueError
-        If it is not finite.
+        If it is not finite or too large.
     """
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise TypeError(f"{what} must be a real number, got {value!r}")
     try:
         v = float(value)
     except OverflowError:
-        raise ValueError(f"{what} must be finite, got {value!r:.40}") from None
+        raise ValueError(f"{what} must be finite, got an integer of {len(str(value))} "
+                         "digits") from None
     if not math.isfinite(v):
         raise ValueError(f"{what} must be finite, got {v}")
+    if abs(v) > MAX_MAGNITUDE:
+        raise ValueError(f"{what} must lie within ±{MAX_MAGNITUDE:g} (larger values overflow "
+                         f"the derived quantities), got {v:g}")
     return v
 
 
 def check_positive(value: Any, what: str) -> float:
-    """Return ``value`` as a positive finite float (TypeError/ValueError naming ``what``)."""
+    """Return ``value`` as a positive finite float in [:data:`MIN_POSITIVE`,
+    :data:`MAX_MAGNITUDE`] (TypeError/ValueError naming ``what``)."""
     v = check_real(value, what)
     if v <= 0.0:
         raise ValueError(f"{what} must be positive, got {v}")
+    if v < MIN_POSITIVE:
+        raise ValueError(f"{what} must be at least {MIN_POSITIVE:g} (smaller values underflow "
+                         f"the derived quantities), got {v:g}")
     return v
 
 

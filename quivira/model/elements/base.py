@@ -137,10 +137,12 @@ class RowContext:
 
 @dataclass(frozen=True)
 class LoadContext:
-    """What :meth:`Element.from_dict` checks against: the number of bars, the names taken."""
+    """What :meth:`Element.from_dict` checks against: the number of bars, the names taken and
+    the file's format version."""
 
     n_bars: int
     names: set
+    version: int = 2
 
 
 class Element:

@@ -16,8 +16,29 @@ from typing import Any
 
 import heyoka as hy
 
+from ...expression_codec import (
+    check_storable,
+    decode_expression,
+    encode_expression,
+    tree_from_legacy_pickle,
+)
 from ..validation import check_flag, check_name, field, list_field
 from .base import Constraint, LoadContext, Row, RowContext
+
+
+def legacy_tree(text: Any, where: str) -> list:
+    """The expression tree of a version-1 file entry (a base64 pickle), read safely."""
+    import base64
+    import binascii
+
+    if not isinstance(text, str):
+        raise ValueError(f"{where}: expected an encoded expression string")
+    try:
+        data = base64.b64decode(text, validate=True)
+        return tree_from_legacy_pickle(data)
+    except (ValueError, binascii.Error) as exc:
+        raise ValueError(f"{where}: not a valid encoded heyoka expression ({exc}); re-create "
+                         "the constraint with add_constraint and save the model again") from None
 
 _COORDS = ("x", "y", "th")
 _VELS = ("vx", "vy", "om")
@@ -61,6 +82,10 @@ def check_rows(exprs: Any, n_bars: int, velocity_level: bool, where: str = "expr
         if not used:
             raise ValueError(f"{where}[{r}]: the expression involves no coordinate ({e}); a "
                              "constraint must restrict the motion of at least one bar")
+        try:
+            check_storable(e)  # every model that can be saved can be loaded again
+        except ValueError as exc:
+            raise ValueError(f"{where}[{r}]: {exc}") from None
     return rows
 
 
@@ -115,18 +140,25 @@ class UserConstraint(Constraint):
         return {"velocity_level": self.velocity_level}
 
     def to_dict(self) -> dict:
-        from ..persistence import expression_to_text
-
         return {"name": self.name, "velocity_level": self.velocity_level,
                 "text": [str(e) for e in self.exprs],
-                "exprs": [expression_to_text(e) for e in self.exprs]}
+                "exprs": [encode_expression(e) for e in self.exprs]}
 
     @classmethod
     def from_dict(cls, d: Any, where: str, ctx: LoadContext) -> UserConstraint:
-        from ..persistence import expression_from_text
-
         vel = check_flag(field(d, "velocity_level", where), f"{where}.velocity_level")
-        exprs = [expression_from_text(t, f"{where}.exprs[{r}]")
-                 for r, t in enumerate(list_field(d, "exprs", where))]
+        allowed = allowed_variables(ctx.n_bars, vel)
+        exprs = []
+        for r, item in enumerate(list_field(d, "exprs", where)):
+            w = f"{where}.exprs[{r}]"
+            if ctx.version == 1:
+                item = legacy_tree(item, w)
+            try:
+                exprs.append(decode_expression(item, allowed_variables=allowed, where=w))
+            except ValueError as exc:
+                if "not in the allowed" in str(exc) or "not allowed here" in str(exc):
+                    raise ValueError(f"{exc}; unknown variables for a model of {ctx.n_bars} "
+                                     "bars") from None
+                raise
         exprs = check_rows(exprs, ctx.n_bars, vel, f"{where}.exprs")
         return cls(exprs, check_name(field(d, "name", where), ctx.names, f"{where}.name"), vel)
