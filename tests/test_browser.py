@@ -2,9 +2,15 @@
 
 The test starts JupyterLab on 127.0.0.1 (free port, random token, settings and config in a
 temporary folder, news and update checks off), writes a notebook that shows
-``Studio(four_bar())``, runs it in ``/usr/bin/chromium`` (no browser download), clicks
-*Add bar* and *Simulate*, and checks that the page changed: the bar count, the player's
-status and the figure canvases. A screenshot goes to ``tests/screenshots/`` (git-ignored).
+``Studio(four_bar())``, runs it in ``/usr/bin/chromium`` (no browser download) on a
+1366×768 laptop screen with the file browser open, and drives it as a student would: a bad
+value shows its message next to the field, an edit is undone, *Simulate*, Space plays and
+pauses, the model (JSON) and the motion (GIF) arrive as browser downloads, a constraint row
+is chosen; then a 1920×1080 screen and JupyterLab's dark theme. It checks that nothing is cut
+off on the right and that the title, status strip and figures follow the dark theme.
+Screenshots go to ``tests/screenshots/`` (git-ignored): ``studio-1366x768.png``,
+``studio-1920x1080.png``, ``studio-dark-1920x1080.png`` and ``studio.png`` (the Studio
+alone, as in the README).
 
 Outside CI (``CI`` unset) the test is skipped when Chromium is missing; in CI it must run.
 """
@@ -147,7 +153,31 @@ def _run_first_cell(page, expect) -> None:
     raise AssertionError("the notebook cell never started running (kernel not connected?)")
 
 
-def test_studio_in_jupyterlab(jupyter_lab):
+def _no_horizontal_cutoff(page) -> dict:
+    """Widths of the studio, the notebook panel and the widest element inside the studio."""
+    return page.evaluate("""() => {
+        const studio = document.querySelector('.quivira-studio');
+        const panel = studio.closest('.jp-WindowedPanel-outer, .jp-Notebook');
+        const area = studio.closest('.jp-OutputArea-output') || studio.parentElement;
+        let right = 0;
+        for (const el of studio.querySelectorAll('*')) {
+            const r = el.getBoundingClientRect();
+            if (r.width > 0 && r.height > 0) right = Math.max(right, r.right);
+        }
+        return {studio: studio.getBoundingClientRect().right, right: right,
+                area: area.getBoundingClientRect().right,
+                panel: panel.getBoundingClientRect().right,
+                scroll: area.scrollWidth - area.clientWidth};
+    }""")
+
+
+def _field(studio, label: str):
+    """The text box of the editor's number field labelled ``label``."""
+    return studio.locator(".quivira-editor .quivira-field").filter(
+        has=studio.page.locator(f"label:text-is('{label}')")).locator("input").first
+
+
+def test_studio_in_jupyterlab(jupyter_lab, tmp_path):
     from playwright.sync_api import expect, sync_playwright
 
     base, token, root = jupyter_lab
@@ -156,49 +186,131 @@ def test_studio_in_jupyterlab(jupyter_lab):
         browser = pw.chromium.launch(
             executable_path=CHROMIUM, headless=True,
             args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"])
-        page = browser.new_page(viewport={"width": 1480, "height": 1500})
+        # a 1366 x 768 laptop with JupyterLab's file browser open
+        page = browser.new_page(viewport={"width": 1366, "height": 768}, accept_downloads=True)
         try:
             page.goto(f"{base}/lab/tree/studio.ipynb?token={token}", timeout=120_000)
             page.locator(".jp-Notebook .jp-Cell .cm-content").first.wait_for(timeout=120_000)
+            if not page.locator(".jp-FileBrowser").first.is_visible():
+                page.locator("[data-id='filebrowser']").first.click()
+            expect(page.locator(".jp-FileBrowser").first).to_be_visible(timeout=30_000)
             _run_first_cell(page, expect)
             studio = page.locator(".quivira-studio")
             studio.wait_for(timeout=120_000)
             counts = studio.locator(".quivira-status-counts")
-            expect(counts).to_contain_text("3 bars · 2 joints", timeout=60_000)
+            expect(counts).to_contain_text("3 bars · 2 joints · 2 supports · 0 loads",
+                                           timeout=60_000)
             # the figures are ipympl canvases (a <canvas> each)
             expect(studio.locator(".quivira-view canvas").first).to_be_visible(timeout=60_000)
+            page.wait_for_timeout(1000)
+            w = _no_horizontal_cutoff(page)
+            assert w["right"] <= w["area"] + 1 and w["scroll"] <= 0, w
+            page.screenshot(path=str(SCREENSHOTS / "studio-1366x768.png"))
 
-            # a new bar from the default fields: centre (0, 0), horizontal, length 1 ...
+            # a bad value shows its message next to the field and keeps what was typed
+            length = _field(studio, "length")
+            length.fill("abc")
+            length.press("Enter")
+            msg = studio.locator(".quivira-editor .quivira-field-message .quivira-msg-error")
+            expect(msg.first).to_have_text(
+                "⚠ length in m: a positive number up to 1e+06, got 'abc'", timeout=30_000)
+            expect(length).to_have_value("abc")
             studio.locator("button.quivira-add-bar").click()
-            expect(counts).to_contain_text("4 bars", timeout=60_000)
-            expect(studio.locator(".quivira-editor .quivira-ok")).to_contain_text(
-                "added bar 3")
-            # ... crosses the crank's pinned end at the origin: "Infer joints" pins it there
-            studio.get_by_text("Joints", exact=True).click()
-            studio.locator("button.quivira-infer-joints").click()
-            expect(counts).to_contain_text("3 joints", timeout=60_000)
+            expect(studio.locator(".quivira-editor .quivira-msg-error").filter(
+                has_text="correct the marked field first").first).to_be_visible()
+
+            # edit bar 1's length, then undo restores it
+            studio.locator(".quivira-select-bar select").select_option(
+                label="bar 1: L = 3 m, m = 3 kg")
+            expect(length).to_have_value("3", timeout=30_000)
+            length.fill("2.5")
+            length.press("Enter")
+            expect(studio.locator(".quivira-editor .quivira-msg-ok").filter(
+                has_text="bar 1: length 2.5 m").first).to_be_visible(timeout=30_000)
+            studio.locator("button.quivira-undo").click()
+            expect(length).to_have_value("3", timeout=30_000)
+            expect(studio.locator(".quivira-editor .quivira-msg-ok").filter(
+                has_text="undone: bar length").first).to_be_visible()
 
             studio.locator("button.quivira-simulate").click()
             status = studio.locator(".quivira-player-status")
             expect(status).to_contain_text("simulated", timeout=120_000)
-            expect(status.locator(".quivira-ok")).to_have_count(1)
-            assert studio.locator("canvas").count() >= 2  # view and time plots
+            expect(status.locator(".quivira-msg-ok")).to_have_count(1)
+            expect(studio.locator(".quivira-status-last")).to_contain_text("simulated")
 
-            # scrub: a click on the middle of the frame slider shows that frame (the kernel
-            # moves the bars and writes the time) ...
+            # keyboard: click the view, Space plays, Space again pauses
             time_label = studio.locator(".quivira-time")
             expect(time_label).to_have_text("t = 0.000 s", timeout=30_000)
-            studio.locator(".quivira-player .widget-slider .noUi-target").click()
+            studio.locator(".quivira-view canvas").last.click(position={"x": 30, "y": 30})
+            page.keyboard.press("Space")
             expect(time_label).not_to_have_text("t = 0.000 s", timeout=30_000)
-            scrubbed = time_label.inner_text()
-            # ... and Play drives the slider from the browser (jslink)
-            play_buttons = studio.locator(".quivira-player .widget-play button")
-            play_buttons.nth(0).click()
-            expect(time_label).not_to_have_text(scrubbed, timeout=30_000)
-            play_buttons.nth(0).click()  # the same button pauses
-            expect(time_label).not_to_have_text("t = 0.000 s")
+            page.keyboard.press("Space")
+            page.wait_for_timeout(500)
+            paused = time_label.inner_text()
+            page.wait_for_timeout(800)
+            assert time_label.inner_text() == paused  # paused
+
+            # downloads: the model (JSON) and the motion (GIF) arrive in the browser
+            studio.get_by_text("Model & files", exact=True).click()
+            studio.locator("button.quivira-save").click()
+            link = studio.locator(".quivira-editor a.quivira-download")
+            expect(link).to_be_visible(timeout=30_000)
+            with page.expect_download() as dl:
+                link.click()
+            target = tmp_path / "model.json"
+            dl.value.save_as(target)
+            assert dl.value.suggested_filename == "model.json"
+            assert len(json.loads(target.read_text())["bars"]) == 3
+            studio.locator("button.quivira-export").click()
+            gif = studio.locator(".quivira-player a.quivira-download")
+            expect(gif).to_be_visible(timeout=60_000)
+            with page.expect_download() as dl:
+                gif.click()
+            dl.value.save_as(tmp_path / "motion.gif")
+            assert dl.value.suggested_filename == "motion.gif"
+            assert (tmp_path / "motion.gif").read_bytes()[:6] == b"GIF89a"
+            assert (root / "quivira-work" / "model.json").exists()  # next to the notebook
+
+            # choose a constraint row: its force is drawn on the linkage
+            studio.get_by_text("Matrices M · J · W · λ").click()
+            lam = studio.locator(".quivira-lambda-list select")
+            expect(lam.locator("option")).to_have_count(8, timeout=60_000)
+            lam.select_option(index=1)
+            studio.get_by_text("Motion", exact=True).click()
             page.wait_for_timeout(1500)  # let the canvases receive their last frames
+
+            # the whole Studio on a tall window, file browser closed (the README's picture)
+            page.locator("[data-id='filebrowser']").first.click()
+            page.set_viewport_size({"width": 1500, "height": 2000})
+            page.wait_for_timeout(800)
+            studio.scroll_into_view_if_needed()
+            page.wait_for_timeout(1200)
             studio.screenshot(path=str(SCREENSHOTS / "studio.png"))
+            # a wide screen, file browser open again
+            page.locator("[data-id='filebrowser']").first.click()
+            page.set_viewport_size({"width": 1920, "height": 1080})
+            page.wait_for_timeout(1500)
+            w = _no_horizontal_cutoff(page)
+            assert w["right"] <= w["area"] + 1, w
+            page.screenshot(path=str(SCREENSHOTS / "studio-1920x1080.png"))
+
+            # JupyterLab's dark theme: the title, the status strip and the figures follow
+            page.locator(".lm-MenuBar-itemLabel", has_text="Settings").click()
+            page.locator(".lm-Menu-itemLabel", has_text="Theme").first.hover()
+            page.locator(".lm-Menu-itemLabel").get_by_text("JupyterLab Dark", exact=True).click()
+            expect(page.locator("body")).to_have_attribute("data-jp-theme-light", "false",
+                                                           timeout=30_000)
+            page.wait_for_timeout(1500)
+            colours = page.evaluate("""() => {
+                const c = s => getComputedStyle(document.querySelector(s));
+                return {title: c('.quivira-title').color,
+                        strip: c('.quivira-status-strip').backgroundColor,
+                        filter: c('.quivira-view canvas').filter};
+            }""")
+            assert _luminance(colours["title"]) > 0.6, colours
+            assert _luminance(colours["strip"]) < 0.35, colours
+            assert "invert" in colours["filter"], colours
+            page.screenshot(path=str(SCREENSHOTS / "studio-dark-1920x1080.png"))
         except Exception as exc:
             # keep what the page showed, and the notebook's output, for the failure report
             page.screenshot(path=str(SCREENSHOTS / "failure.png"), full_page=True)
@@ -208,5 +320,12 @@ def test_studio_in_jupyterlab(jupyter_lab):
                                  f"{SCREENSHOTS / 'failure.png'}; server log tail:\n{log}") from exc
         finally:
             browser.close()
-    assert (SCREENSHOTS / "studio.png").stat().st_size > 10_000
+    for name in ("studio-1366x768.png", "studio-1920x1080.png", "studio-dark-1920x1080.png"):
+        assert (SCREENSHOTS / name).stat().st_size > 10_000
     shutil.rmtree(root / ".home", ignore_errors=True)
+
+
+def _luminance(css_colour: str) -> float:
+    """Relative brightness 0 … 1 of ``rgb(r, g, b)``."""
+    r, g, b = (int(v) for v in re.findall(r"\d+", css_colour)[:3])
+    return (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255.0

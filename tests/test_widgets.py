@@ -2,8 +2,10 @@
 
 Every test sets widget values and clicks buttons as a user would, then checks the model
 (through its public API) and the panels' state: artists' data against geometry computed
-here from the poses, messages shown, counters of draws. Figures use the static PNG backend
-(Agg) unless a test is about ipympl.
+here from the poses, plotted data against the trajectory's arrays, messages shown, counters
+of draws. Figures use the static PNG backend (Agg) unless a test is about ipympl. Inputs,
+files, undo and the synced state at comm level have their own files
+(``test_widgets_inputs.py``, ``test_widgets_files.py``, ``test_widgets_state.py``).
 """
 
 from __future__ import annotations
@@ -33,8 +35,8 @@ from quivira_widgets import (  # noqa: E402
     MotionPlayer,
     Studio,
 )
+from quivira_widgets._export import ffmpeg_available  # noqa: E402
 from quivira_widgets._figure import FigurePane  # noqa: E402
-from quivira_widgets.player import ffmpeg_available  # noqa: E402
 
 PNG = b"\x89PNG"
 NOW = datetime.datetime.now(datetime.UTC)
@@ -71,6 +73,20 @@ def assert_view_shows_q(view, model, q):
 @pytest.fixture
 def model():
     return four_bar()
+
+
+@pytest.fixture(autouse=True)
+def work_in_tmp(tmp_path, monkeypatch):
+    """Saves and exports land in a temporary folder, never in the repository."""
+    monkeypatch.chdir(tmp_path)
+
+
+def browser_connects(canvas) -> None:
+    """What ipympl's front end sends when it shows a canvas (ipywidgets' message protocol)."""
+    canvas._handle_msg({"content": {"data": {"method": "custom",
+                                             "content": {"type": "initialized"}}},
+                        "buffers": []})
+    canvas.draw()
 
 
 @pytest.fixture(autouse=True)
@@ -224,13 +240,12 @@ def test_view_with_ipympl_canvas_widget(model):
 
     view = ModelView(model, backend="ipympl")
     assert isinstance(view.figure.canvas, Canvas)
-    assert view.children[0] is view.figure.canvas  # the canvas widget is embedded
+    assert view.pane.widget is view.figure.canvas in view.children  # embedded as is
+    assert "quivira-figure" in view.figure.canvas._dom_classes  # scaled to the container
     model.set_bar_length(0, 1.1)
     assert_view_matches_model(view, model)
     # pretend a browser connected, then a frame update blits the moving layer
-    canvas = view.figure.canvas
-    canvas._handle_message(canvas, {"type": "initialized"}, [])
-    canvas.draw()
+    browser_connects(view.figure.canvas)
     view.show_state(model.get_initial_state(), t=0.0)
     assert view.pane.n_fast_draws >= 1
     view.close()
@@ -263,16 +278,17 @@ def test_editor_adds_bar_by_endpoints(model):
     ed = ModelEditor(model)
     ed.bar_mode.value = "endpoints"
     ed.bar_x1.value, ed.bar_y1.value, ed.bar_x2.value, ed.bar_y2.value = 0.0, 0.0, 3.0, 4.0
+    assert ed.bar_length.value == pytest.approx(5.0)  # the attitude fields follow
     ed.bar_mass.value = 10.0
     ed.add_bar_button.click()
     b = model.bars[3]
     assert b.length == pytest.approx(5.0) and b.mass == pytest.approx(10.0)
     assert b.pose == pytest.approx((1.5, 2.0, math.atan2(4, 3)))
-    # zero length: the core's message, model unchanged
-    ed.bar_x2.value, ed.bar_y2.value = 0.0, 0.0
+    # zero length: refused before the core is asked, the model unchanged
+    ed.bar_x1.value, ed.bar_y1.value, ed.bar_x2.value, ed.bar_y2.value = 1.0, 1.0, 1.0, 1.0
     ed.add_bar_button.click()
     assert ed.messages["bars"].kind == "error"
-    assert "start and end must differ" in ed.messages["bars"].text
+    assert "the two ends coincide" in ed.messages["bars"].text
     assert model.n_bars == 4
     ed.close()
 
@@ -280,19 +296,22 @@ def test_editor_adds_bar_by_endpoints(model):
 def test_editor_invalid_values_show_message_and_keep_model(model):
     ed = ModelEditor(model)
     before = json.dumps(model.to_dict(), sort_keys=True)
-    ed.bar_length.value = -1.0
+    ed.bar_length.value = -1.0  # set from code: refused as if typed
+    assert ed.bar_length.error == "length in m: a positive number up to 1e+06, got -1"
+    assert "quivira-invalid" in ed.bar_length._dom_classes
     ed.add_bar_button.click()
     msg = ed.messages["bars"]
-    assert msg.kind == "error" and "length must be positive, got -1.0" in msg.text
-    assert "color:#c62828" in msg.widget.value  # red, next to the controls
-    ed.bar_select.value = 0
+    assert msg.kind == "error" and "correct the marked field first" in msg.text
+    assert 'class="quivira-msg-error"' in msg.widget.value  # red, next to the controls
+    ed.bar_select.value = 0  # another item: its values replace the refused text
+    assert ed.bar_length.error == "" and ed.bar_length.value == model.bars[0].length
     ed.bar_mass.value = 0.0
-    assert "bar 0: mass must be positive" in msg.text
+    assert "mass in kg: a positive number" in ed.bar_mass.error
     ed.bar_theta.value = float("nan")
-    assert "must be finite" in msg.text
+    assert "θ in °" in ed.bar_theta.error and "nan" in ed.bar_theta.error
     assert json.dumps(model.to_dict(), sort_keys=True) == before
     ed.bar_mass.value = 2.5  # a valid edit goes through and says so
-    assert msg.kind == "ok" and model.bars[0].mass == 2.5
+    assert msg.kind == "ok" and model.bars[0].mass == 2.5 and ed.bar_mass.error == ""
     ed.close()
 
 
@@ -319,21 +338,24 @@ def test_editor_edits_selected_bar(model):
 def test_editor_joints(model):
     ed = ModelEditor(model)
     i = model.add_bar_from_point_pair((0.0, 0.0), (0.0, -1.0))
+    assert ed.joint_bars.value == [2, 3]  # a new joint starts with the last two bars
     ed.joint_bars.value, ed.joint_s.value = f"0, {i}", "-0.5, -0.5"
     ed.add_joint_button.click()
     assert ed.messages["joints"].kind == "ok"
     jt = model.joints[2]
     assert (jt.bars, jt.s) == ([0, i], [-0.5, -0.5])
-    ed.joint_s.value = "0.5, x"
+    ed.joint_s.text.value = "0.5, x"  # typed: refused next to the field
+    assert "points s: one point per bar" in ed.joint_s.error and "'0.5, x'" in ed.joint_s.error
     ed.add_joint_button.click()
-    assert "write numbers separated by commas" in ed.messages["joints"].text
-    ed.joint_bars.value, ed.joint_s.value = "0, 1, 2", "0.5, -0.5"
+    assert "correct the marked field first" in ed.messages["joints"].text
+    ed.joint_bars.value, ed.joint_s.value = [0, 1, 2], [0.25, -0.5]
     ed.add_joint_button.click()
     assert "3 bars but 2 values of s" in ed.messages["joints"].text
+    assert "3 bars but 2 values of s" in ed.joint_s.error  # next to the field concerned
     assert len(model.joints) == 3
     ed.joint_select.value = 2  # edit a joint in place
-    assert ed.joint_bars.value == f"0, {i}"
-    ed.joint_s.value = "-0.5, 0"
+    assert ed.joint_bars.text.value == f"0, {i}" and ed.joint_s.error == ""
+    ed.joint_s.value = [-0.5, 0.0]
     assert model.joints[2].s == [-0.5, 0.0]
     ed.delete_joint_button.click()
     assert len(model.joints) == 2
@@ -363,7 +385,9 @@ def test_editor_supports_pin_roller_and_errors(model):
     b = model.bars[1]
     assert (sp.bar, sp.s, sp.free_x, sp.free_y) == (1, 0.0, True, False)
     np.testing.assert_allclose([sp.x, sp.y], b.pose[:2], atol=1e-12)  # at the bar point
-    ed.support_free_y.value = True  # both free: the core refuses
+    assert not ed.support_free_x.value  # fresh fields for the next support: a pin
+    ed.support_free_x.value = ed.support_free_y.value = True  # both free: the core refuses
+    assert "holds nothing" in ed.support_kind.value
     ed.add_support_button.click()
     assert "constrain nothing" in ed.messages["supports"].text and len(model.supports) == 3
     ed.support_select.value = 2
@@ -373,8 +397,8 @@ def test_editor_supports_pin_roller_and_errors(model):
     ed.support_at_point.value = False
     ed.support_x.value = 7.0
     assert model.supports[2].x == 7.0
-    ed.support_s.value = 0.9
-    assert "must lie in [-0.5, 0.5]" in ed.messages["supports"].text
+    ed.support_s.text.value = "0.9"
+    assert "point s: at most 0.5" in ed.support_s.error and model.supports[2].s == 0.0
     ed.delete_support_button.click()
     assert len(model.supports) == 2
     ed.close()
@@ -382,24 +406,31 @@ def test_editor_supports_pin_roller_and_errors(model):
 
 def test_editor_loads_and_g(model):
     ed = ModelEditor(model)
+    assert (ed.force_s.value, ed.force_fx.value, ed.force_fy.value) == (0.5, 0.0, -10.0)
     ed.force_bar.value = 1
     ed.force_s.value, ed.force_fx.value, ed.force_fy.value = 0.25, 2.0, -3.0
     ed.force_torque.value = 0.5
     ed.add_force_button.click()
     f = model.forces[0]
     assert (f.bar, f.s, f.fx, f.fy, f.torque) == (1, 0.25, 2.0, -3.0, 0.5)
+    assert "0 loads" not in ed.summary.value and "1 load" in ed.summary.value
     ed.force_select.value = 0
-    ed.force_fx.value = float("inf")
-    assert "force 0: fx must be finite" in ed.messages["forces"].text
+    ed.force_fx.text.value = "inf"
+    assert ed.force_fx.error == "fx in N: a number from -1e+09 to 1e+09, got 'inf'"
     assert model.forces[0].fx == 2.0
     ed.force_fx.value = 1.5
-    assert model.forces[0].fx == 1.5
+    assert model.forces[0].fx == 1.5 and ed.messages["forces"].text == "load 0: fx = 1.5 N"
+    ed.force_fx.text.value = "2e6"  # legal but unusual: applied, with a warning
+    assert model.forces[0].fx == 2e6 and "unusually large" in ed.force_fx.warning
     ed.delete_force_button.click()
     assert model.forces == []
     ed.g.value = 1.62
     assert model.g == 1.62 and ed.messages["model"].kind == "ok"
-    ed.g.value = float("nan")
-    assert "g must be finite" in ed.messages["model"].text and model.g == 1.62
+    ed.g.text.value = "nan"
+    assert "g in m/s²" in ed.g.error and model.g == 1.62
+    ed.g.text.value = "-9.81"  # legal, but gravity then points up: a warning
+    assert model.g == -9.81 and ed.messages["model"].kind == "warning"
+    assert "gravity points up" in ed.g.warning
     ed.close()
 
 
@@ -436,32 +467,36 @@ def test_editor_save_load_and_upload(model, tmp_path):
     loaded = []
     model.observe(loaded.append)
     model.set_bar_mass(0, 4.5)
-    path = tmp_path / "m.json"
-    ed.path.value = str(path)
+    ed.path.value = "m.json"
     ed.save_button.click()
-    assert ed.messages["model"].kind == "ok" and path.exists()
+    path = tmp_path / "quivira-work" / "m.json"  # the working folder next to the notebook
+    assert ed.messages["files"].kind == "ok" and path.exists()
+    assert json.loads(path.read_text())["bars"][0]["mass"] == 4.5
+    assert ed.download.filename == "m.json" and 'download="m.json"' in ed.download.value
     model.set_bar_mass(0, 1.0)
     loaded.clear()
     ed.load_button.click()  # the file replaces the content of the same model object
     assert loaded == ["replaced"] and ed.model is model
     assert ed.model.bars[0].mass == 4.5
-    ed.path.value = str(tmp_path / "missing.json")
+    ed.path.value = "missing.json"
     ed.load_button.click()
-    assert "no file" in ed.messages["model"].text and loaded == ["replaced"]
-    bad = tmp_path / "bad.json"
-    bad.write_text("{not json")
-    ed.path.value = str(bad)
+    assert "no file missing.json" in ed.messages["files"].text and loaded == ["replaced"]
+    (tmp_path / "quivira-work" / "bad.json").write_text("{not json")
+    ed.path.value = "bad.json"
     ed.load_button.click()
-    assert ed.messages["model"].kind == "error" and len(loaded) == 1
+    assert ed.messages["files"].kind == "error" and len(loaded) == 1
+    ed.path.value = "../escape.json"  # a name only: no folders
+    ed.save_button.click()
+    assert "without folders" in ed.messages["files"].text
     # upload a file (FileUpload value as ipywidgets 8 gives it)
     data = json.dumps(chain(2).to_dict()).encode()
     ed.upload.value = ({"name": "chain.json", "type": "application/json", "size": len(data),
                         "content": memoryview(data), "last_modified": NOW},)
     assert len(loaded) == 2 and ed.model.n_bars == 2
-    assert "loaded chain.json" in ed.messages["model"].text
+    assert "loaded chain.json" in ed.messages["files"].text
     ed.upload.value = ({"name": "x.json", "type": "", "size": 3, "content": memoryview(b"[1]"),
                         "last_modified": NOW},)
-    assert ed.messages["model"].kind == "error" and len(loaded) == 2
+    assert ed.messages["files"].kind == "error" and len(loaded) == 2
     ed.close()
 
 
@@ -566,27 +601,48 @@ def test_player_simulates_and_animates(model):
     assert p.view in p.children  # standalone: its own view
     p.simulate_button.click()
     tr = p.trajectory
-    assert tr is not None and tr.n_points == 51
+    assert tr is not None and tr.n_points == 51 and p.view.trajectory is tr
     assert p.progress.value == 3 and p.progress.bar_style == "success"
     assert p.status.kind == "ok" and "simulated" in p.status.text
-    np.testing.assert_allclose(p.energy_lines[0].get_ydata(), tr.energy)
-    assert len(p.force_lines) == tr.lambda_mult.shape[1]
-    np.testing.assert_allclose(p.force_lines[0].get_ydata(), tr.lambda_mult[:, 0])
+    # the plotted physics is the trajectory's
+    for line, y in zip(p.energy_lines, (tr.energy, tr.kinetic_energy, tr.potential_energy)):
+        np.testing.assert_array_equal(line.get_xdata(), tr.t)
+        np.testing.assert_array_equal(line.get_ydata(), y)
+    np.testing.assert_array_equal(p.residual_lines[0].get_ydata(), np.maximum(
+        np.max(np.abs(tr.position_residual), axis=1), 1e-18))
+    shown = list(p.rows.value)  # the rows chosen in the picker: the first six
+    assert shown == list(range(6)) and len(p.force_lines) == 6
+    for line, k in zip(p.force_lines, shown):
+        np.testing.assert_array_equal(line.get_ydata(), tr.lambda_mult[:, k])
+    assert p.plots.force_labels == tr.constraint_labels[:6]
+    legend = [t.get_text() for t in p.plots.ax_force.get_legend().get_texts()]
+    assert legend == tr.constraint_labels[:6]
+    assert p.plots.ax_force.get_ylabel() == "λ [N]"
+    assert p.plots.ax_energy.get_ylabel() == "energy [J]"
+    assert [ax.get_xlabel() for ax in p.figure.axes[:3]] == ["t [s]"] * 3
+    p.rows.value = (0, 7)
+    assert [ln.get_ydata()[5] for ln in p.force_lines] == [tr.lambda_mult[5, 0],
+                                                           tr.lambda_mult[5, 7]]
     assert p.slider.max == 50 and p.play.max == 50
     # Play and slider are linked in the browser (jslink), not through Python
     assert isinstance(p.link, ipywidgets.widgets.widget_link.Link)
     assert p.link.source == (p.play, "value") and p.link.target == (p.slider, "value")
     fast = p.view.pane.n_fast_draws
     p.slider.value = 20
+    assert p.frame == 20 and p.view.frame == 20  # traits linked to the slider
     assert_view_shows_q(p.view, model, tr.q[20])
     for c in p.cursors:
         assert c.get_xdata()[0] == pytest.approx(tr.t[20])
     assert p.time_label.value == f"t = {tr.t[20]:.3f} s"
     assert p.view.pane.n_fast_draws == fast + 1  # one blitted frame
-    p.plot_kind.value = "reactions"
-    assert len(p.force_lines) == len(tr.reactions)
+    lo = p.plots.ax_force.get_ylim()
+    p.plot_kind.value = "reactions"  # on their own range, from 0
+    assert len(p.force_lines) == 6 and p.plots.ax_force.get_ylabel() == "|F| [N]"
     r = tr.reactions[0]
     np.testing.assert_allclose(p.force_lines[0].get_ydata(), np.hypot(*r.force.T))
+    mags = np.hypot(*np.transpose([x.force for x in tr.reactions], (2, 0, 1)))
+    ylim = p.plots.ax_force.get_ylim()
+    assert ylim[0] == 0.0 and ylim != lo and ylim[1] < 1.2 * mags.max()
     p.close()
 
 
@@ -634,10 +690,12 @@ def test_player_reports_invalid_models(model):
     traj = p.simulate()
     assert traj is p.trajectory and traj.t[-1] == pytest.approx(p.t_end.value)
     assert traj.relative_energy_error() < 1e-10 and traj.max_position_residual() < 1e-10
-    p.t_end.value = -1.0
-    assert p.simulate() is None and "t_end must be positive" in p.status.text
+    p.t_end.value = -1.0  # refused by the field, in its own words; the motion stays
+    assert p.simulate() is None and p.trajectory is traj
+    assert "time in s: a positive number up to 10000, got -1" in p.status.text
     p.t_end.value, p.n_frames.value = 0.2, 1
-    assert p.simulate() is None and "n_points must be an integer >= 2" in p.status.text
+    assert p.simulate() is None
+    assert "frames: at least 2" in p.status.text and "n_points" not in p.status.text
     empty = MotionPlayer(bar_joint_model(), backend="static")
     assert empty.simulate() is None and "no bars" in empty.status.text
     empty.close()
@@ -658,21 +716,22 @@ def test_player_exports_gif(model, tmp_path):
     from PIL import Image
 
     p = MotionPlayer(model, backend="static", t_end=0.2, n_frames=9)
-    assert p.export(str(tmp_path / "none.gif")) is None
+    assert p.export("none.gif") is None
     assert "simulate first" in p.export_message.text
     p.simulate()
     p.slider.value = 4
-    out = p.export(str(tmp_path / "motion.gif"))
-    assert out and p.export_message.kind == "ok"
+    steps = []
+    p.export_progress.observe(lambda ch: steps.append(ch["new"]), names="value")
+    out = p.export("motion.gif")
+    assert out == str(tmp_path / "quivira-work" / "motion.gif") and p.export_message.kind == "ok"
     with Image.open(out) as im:
         assert im.n_frames == 9
+    assert steps[-1] == 10 and len(steps) >= 3  # progress shown while exporting
+    assert p.download.filename == "motion.gif" and "data:image/gif;base64," in p.download.value
     assert p.slider.value == 4 and p.view.time == pytest.approx(p.trajectory.t[4])
-    assert p.export(str(tmp_path / "motion.avi")) is None
+    assert p.export("motion.avi") is None
     assert "unknown format" in p.export_message.text
-    if ffmpeg_available():
-        assert p.export(str(tmp_path / "motion.mp4"))
-    else:
-        assert "mp4" not in p.export_format.options
+    assert "mp4" not in [v for _, v in p.export_format.options] or ffmpeg_available()
     p.close()
 
 
@@ -681,7 +740,7 @@ def test_studio_composes_the_panels(model):
     s = Studio(model, backend="static", t_end=0.3, n_frames=31)
     assert s.editor.model is s.view.model is s.player.model is s.inspector.model is model
     assert s.player.view is s.view
-    assert "3 bars" in s.status.value
+    assert "3 bars" in s.status.value and "0 loads" in s.status.value
     s.editor.add_bar_button.click()
     assert "4 bars" in s.status.value and "bar added" in s.status.value
     assert len(s.view.bar_lines) == 4
@@ -689,7 +748,7 @@ def test_studio_composes_the_panels(model):
     s.tabs.selected_index = 1
     assert s.inspector.active and s.inspector.matrices["M"].shape == (12, 12)
     s.player.simulate_button.click()
-    assert "simulated 0.3 s" in s.status.value
+    assert "0.3 s simulated" in s.status.value
     s.follow.value = True
     s.player.slider.value = 10
     assert s.inspector.state_label.startswith("frame 10")

@@ -1,24 +1,28 @@
 """Quivira widgets: Jupyter panels over a quivira model.
 
-Panels, each usable alone on a :class:`quivira.bar_joint_model` and composed in
+Panels, each usable alone on a :class:`quivira.BarJointModel` and composed in
 :class:`Studio`:
 
 * :class:`ModelEditor` — add, edit and delete bars, joints, supports and loads; g; assemble;
-  save and load (JSON).
-* :class:`ModelView` — the model drawn live; trajectory states and mode shapes.
+  undo/redo, new model, examples; save, load, upload and download (JSON).
+* :class:`ModelView` — the model drawn live; trajectory frames, constraint forces, mode
+  shapes.
 * :class:`MatrixInspector` — M, J, W and λ at a state: structure, rank, conditioning,
-  formulas.
-* :class:`MotionPlayer` — simulate with progress, animate, plot multipliers, reactions,
-  energy and residuals, export GIF/MP4.
+  formulas, colour bars in their units.
+* :class:`MotionPlayer` — simulate with progress, play in real time at 0.1×–4×, plot
+  multipliers, reactions, energy and residuals, export GIF/MP4/CSV with a download.
 
-They depend on quivira, ipywidgets and matplotlib (ipympl's canvas widget when installed);
-install them with ``pip install "quivira[widgets]"``. Both packages ship in one distribution
-and share its version.
+Panel state is held in traitlets (``model``, ``trajectory``, ``frame``, ``selection``) and
+wired with ``link``/``dlink``. Inputs are parsed in the kernel: a value that cannot be used is
+refused with a message next to its field. They depend on quivira, ipywidgets and matplotlib
+(ipympl's canvas widget when installed); install them with ``pip install "quivira[widgets]"``.
+Both packages ship in one distribution and share its version.
 """
 
 import quivira
 
 from ._figure import FigurePane
+from ._files import WorkFolder
 from .editor import ModelEditor
 from .inspector import MatrixInspector
 from .player import MotionPlayer
@@ -34,5 +38,6 @@ __all__ = [
     "ModelView",
     "MotionPlayer",
     "Studio",
+    "WorkFolder",
     "__version__",
 ]

@@ -8,7 +8,8 @@ Two ways to show it:
 
 * ``"ipympl"`` — the figure's canvas is ipympl's ``Canvas`` widget (the ``%matplotlib
   widget`` canvas), embedded directly in the panel. Drawing is requested with
-  ``draw_idle`` and rendered when the browser asks for a frame.
+  ``draw_idle`` and rendered when the browser asks for a frame. Mouse and key events of the
+  browser reach the kernel (:meth:`FigurePane.connect`).
 * ``"static"`` — an Agg canvas rendered to PNG bytes in an :class:`ipywidgets.Image`
   (works in any front end, and headless).
 
@@ -36,6 +37,8 @@ from matplotlib.artist import Artist
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
+
+from ._theme import mark_figure, scale_fonts
 
 BACKENDS = ("auto", "ipympl", "static")
 
@@ -67,21 +70,48 @@ def resolve_backend(backend: str) -> str:
     return backend
 
 
+#: ipympl versions whose private canvas members the fast encoder was tested with
+TESTED_IPYMPL = ((0, 9), (0, 10))
+_PRIVATE = ("_png_is_old", "_force_full", "_last_buff")
+
+
+def _ipympl_version() -> tuple[int, ...]:
+    from ipympl import __version__
+
+    return tuple(int(p) for p in __version__.split(".")[:2] if p.isdigit())
+
+
 @functools.cache
 def _canvas_class():
-    """ipympl's ``Canvas`` with faster frame encoding (made once, on first use).
+    """ipympl's ``Canvas``, with faster frame encoding where that is known to work.
 
     WebAgg sends every frame as a PNG of the pixels that changed (the rest transparent
     black); encoding it at zlib level 1 instead of the default takes about a third of the
-    time for a few percent more bytes, which matters at animation rates.
+    time for a few percent more bytes, which matters at animation rates. That needs the
+    canvas's private members ``_png_is_old``, ``_force_full`` and ``_last_buff``: the faster
+    subclass is used only with the ipympl versions in :data:`TESTED_IPYMPL` whose ``Canvas``
+    declares them, and it falls back to the stock encoder whenever one is missing. Otherwise
+    the stock canvas is used unchanged.
     """
     from ipympl.backend_nbagg import Canvas
+
+    lo, hi = TESTED_IPYMPL
+    try:
+        tested = lo <= _ipympl_version() <= hi
+    except (ImportError, ValueError):
+        tested = False
+    if not (tested and callable(getattr(Canvas, "get_diff_image", None))
+            and all(hasattr(Canvas, a) for a in _PRIVATE[:2])):
+        return Canvas
+
     from PIL import Image
 
     class FastCanvas(Canvas):
         """ipympl's canvas widget, frame diffs encoded at zlib level 1."""
 
         def get_diff_image(self):
+            if not all(hasattr(self, a) for a in _PRIVATE):
+                return super().get_diff_image()
             if not self._png_is_old:
                 return None
             pixels = np.asarray(self.get_renderer().buffer_rgba())
@@ -102,6 +132,13 @@ def _canvas_class():
                 return png.getvalue()
 
     return FastCanvas
+
+
+def fast_encoding() -> bool:
+    """Whether ipympl canvases use the faster frame encoder (see :func:`_canvas_class`)."""
+    from ipympl.backend_nbagg import Canvas
+
+    return _canvas_class() is not Canvas
 
 
 class FigurePane:
@@ -154,6 +191,7 @@ class FigurePane:
             canvas.resizable = False
             canvas.toolbar_position = "right"
             canvas.toolbar_visible = "fade-in-fade-out"
+            canvas.layout.max_width = "100%"
             self.widget = canvas
         else:
             FigureCanvasAgg(self.figure)
@@ -161,8 +199,28 @@ class FigurePane:
             w, h = self.figure.get_size_inches() * self.figure.dpi
             self.widget = widgets.Image(format="png", width=int(w), height=int(h),
                                         layout=widgets.Layout(width=f"{int(w)}px",
-                                                              height=f"{int(h)}px"))
+                                                              max_width="100%",
+                                                              height="auto"))
+        w, h = self.figure.get_size_inches() * self.figure.dpi
+        mark_figure(self.widget, int(round(w)), int(round(h)))
         self._cid = self.figure.canvas.mpl_connect("draw_event", self._on_draw)
+        self._cids: list[int] = []
+        self.font_scale = 1.0
+
+    # ------------------------------------------------------------------ look, events
+    def set_font_scale(self, scale: float) -> None:
+        """Scale every text of the figure (1.0: the sizes it was made with) and redraw."""
+        self.font_scale = float(scale)
+        scale_fonts(self.figure, self.font_scale)
+        self.redraw()
+
+    def connect(self, event: str, callback) -> None:
+        """``figure.canvas.mpl_connect(event, callback)``, disconnected on :meth:`close`.
+
+        With ipympl the browser's mouse and key events arrive here (``"button_press_event"``,
+        ``"motion_notify_event"``, ``"key_press_event"``); the static backend has none.
+        """
+        self._cids.append(self.figure.canvas.mpl_connect(event, callback))
 
     # ------------------------------------------------------------------ moving artists
     def animate(self, *artists: Artist, layer: str = "frame") -> None:
@@ -303,6 +361,22 @@ class FigurePane:
         else:
             self.redraw()
 
+    def frame_pixels(self, full: bool = False) -> np.ndarray:
+        """Render synchronously and return the RGBA pixels ``(h, w, 4)`` (a copy).
+
+        ``full=True`` draws everything (and keeps the background); otherwise only the moving
+        layer is drawn over the kept background, as an animation frame. Nothing is sent to
+        the browser: exporters call this for every frame.
+        """
+        canvas = self.figure.canvas
+        if full or self._bg_data is None or not self._bg_matches():
+            self._bg = self._bg_data = None
+            FigureCanvasAgg.draw(canvas)  # the draw event keeps the backgrounds
+        else:
+            canvas.restore_region(self._bg_data)
+            self._draw_animated("frame")
+        return np.asarray(canvas.buffer_rgba()).copy()
+
     def png(self) -> bytes:
         """The figure as PNG bytes (including the moving artists)."""
         with io.BytesIO() as out:
@@ -323,6 +397,9 @@ class FigurePane:
             return
         self._closed = True
         self.figure.canvas.mpl_disconnect(self._cid)
+        for cid in self._cids:
+            self.figure.canvas.mpl_disconnect(cid)
+        self._cids = []
         self._animated = []
         self._bg = self._bg_data = None
         if self.backend == "ipympl":
@@ -331,4 +408,7 @@ class FigurePane:
                 toolbar.close()
             self._manager = None
         self.widget.close()
-        self.figure.clear()
+        try:
+            self.figure.clear()
+        except ImportError:  # at interpreter shutdown (a widget's __del__)
+            pass

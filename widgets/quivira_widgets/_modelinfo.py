@@ -8,10 +8,11 @@ def _plural(n: int, word: str) -> str:
 
 
 def counts_line(model) -> str:
-    """E.g. ``"3 bars · 2 joints · 2 supports · 0 forces · g = 9.81"``."""
+    """E.g. ``"3 bars · 2 joints · 2 supports · 0 loads · g = 9.81 m/s²"`` (the words of the
+    editor's sections)."""
     return " · ".join([_plural(model.n_bars, "bar"), _plural(len(model.joints), "joint"),
-                       _plural(len(model.supports), "support"), _plural(len(model.forces), "force"),
-                       f"g = {model.g:g}"])
+                       _plural(len(model.supports), "support"), _plural(len(model.forces), "load"),
+                       f"g = {model.g:g} m/s²"])
 
 
 def nice(v: float) -> float:

@@ -8,7 +8,13 @@ positive, blue negative). It reports the rank of ``J``, the degrees of freedom
 ``n − rank J``, the eigenvalues and condition number of the symmetric ``W`` (a pose is
 flagged near-singular when ``cond W > 10⁸`` or ``J`` loses rank, where λ is not determined),
 the size of the symbolic system (operations in heyoka's decomposition), and the formula of
-a chosen entry.
+a chosen entry. Each heatmap has a colour bar in its units (M in kg and kg·m², J
+dimensionless on positions and in m on angles, W in 1/kg, λ in N).
+
+The multipliers are also listed with their labels and values: choosing a row there — or, with
+ipympl, clicking or hovering a row of the λ heatmap — sets the ``selection`` trait, which the
+Studio links to the player (the curve is highlighted) and the view (the force of that joint or
+support is drawn on the linkage).
 """
 
 from __future__ import annotations
@@ -19,19 +25,25 @@ from collections.abc import Sequence
 import heyoka as hy
 import ipywidgets as widgets
 import numpy as np
+import traitlets
 from matplotlib import colormaps
+from matplotlib.patches import Rectangle
 from matplotlib.ticker import MaxNLocator
 
 from quivira import BarJointModel
 
 from ._figure import FigurePane
 from ._formula import entry_html
+from ._guard import report
 from ._messages import Message
+from ._theme import style_widget
 from ._widgets import close_tree
 
 NEAR_SINGULAR_COND = 1e8
 _CMAP = colormaps["RdBu_r"].with_extremes(bad="#e9edf1")
 _TICK_LIMIT = 12  # label rows/columns of matrices up to this size
+_TITLES = {"M": "M  [kg; kg·m² on θ]", "J": "J = ∂F/∂q  [1; m on θ]",
+           "W": "W = J M⁻¹Jᵀ  [1/kg]", "lambda": "λ  [N]"}
 
 
 class MatrixInspector(widgets.VBox):
@@ -67,10 +79,20 @@ class MatrixInspector(widgets.VBox):
         The formula of the chosen entry.
     message : Message
         Why nothing could be computed (e.g. the pose violates the constraints).
+    lambda_list : ipywidgets.Select
+        The multipliers, one row each: choosing one sets ``selection``.
+    selection : str
+        The chosen constraint row label (a trait; "" for none).
+    colorbars : dict of str to matplotlib.colorbar.Colorbar
+        The colour bars of the heatmaps.
     """
 
+    model = traitlets.Instance(BarJointModel)
+    selection = traitlets.Unicode("")
+    font_scale = traitlets.Float(1.0)
+
     def __init__(self, model: BarJointModel, *, backend: str = "auto", active: bool = True,
-                 figsize: tuple[float, float] = (9.6, 3.3), dpi: float = 100) -> None:
+                 figsize: tuple[float, float] = (8.8, 3.3), dpi: float = 100) -> None:
         super().__init__()
         self.model = model
         self._active = bool(active)
@@ -87,7 +109,7 @@ class MatrixInspector(widgets.VBox):
         self.figure = self.pane.figure
         self._build_figure()
         self.message = Message()
-        self.info = widgets.HTML(layout=widgets.Layout(width="100%"))
+        self.info = widgets.HTML(layout=widgets.Layout(flex="1 1 360px", min_width="0"))
         self.info.add_class("quivira-inspector-info")
         self.entry_matrix = widgets.ToggleButtons(options=[("M", "M"), ("J", "J"), ("W", "W"),
                                                            ("λ", "lambda")], value="W",
@@ -105,18 +127,33 @@ class MatrixInspector(widgets.VBox):
                                                               overflow="auto"))
         self.refresh_button = widgets.Button(description="Refresh", icon="refresh",
                                              layout=widgets.Layout(width="auto"))
-        self.entry_matrix.observe(lambda _: self._entry_options(), names="value")
-        self.formula_button.on_click(lambda _: self.show_formula())
-        self.refresh_button.on_click(lambda _: self.refresh())
+        self.lambda_list = widgets.Select(options=[], rows=6, description="λ rows",
+                                          style={"description_width": "52px"},
+                                          tooltip="choose a row: its curve is highlighted and "
+                                          "its force drawn on the linkage",
+                                          layout=widgets.Layout(width="330px"))
+        self.lambda_list.add_class("quivira-lambda-list")
+        self.entry_matrix.observe(self._guarded(lambda _: self._entry_options()), names="value")
+        self.formula_button.on_click(self._guarded(lambda _: self.show_formula()))
+        self.refresh_button.on_click(self._guarded(lambda _: self.refresh()))
+        self.lambda_list.observe(self._guarded(self._on_list), names="value")
+        self.observe(self._guarded(self._on_selection), names="selection")
+        self.observe(self._guarded(lambda ch: self.pane.set_font_scale(ch["new"])),
+                     names="font_scale")
+        self.pane.connect("button_press_event", self._guarded(self._on_mouse))
+        self.pane.connect("motion_notify_event", self._guarded(self._on_mouse))
         self.children = [
+            style_widget(),
             self.pane.widget,
             widgets.HBox([self.refresh_button, self.message.widget]),
-            self.info,
+            widgets.HBox([self.info, self.lambda_list],
+                         layout=widgets.Layout(flex_flow="row wrap", align_items="flex-start")),
             widgets.HBox([self.entry_matrix, self.entry_row, self.entry_col,
                           self.formula_button], layout=widgets.Layout(flex_flow="row wrap")),
             self.formula,
         ]
         self.add_class("quivira-inspector")
+        self.add_class("quivira-root")
         self.model.observe(self._on_model_change)
         if self._active:
             self.refresh()
@@ -124,18 +161,35 @@ class MatrixInspector(widgets.VBox):
     # ------------------------------------------------------------------ figure
     def _build_figure(self) -> None:
         fig = self.figure
-        gs = fig.add_gridspec(1, 4, width_ratios=[1, 1, 1, 0.28], left=0.04, right=0.99,
-                              top=0.88, bottom=0.17, wspace=0.3)
+        gs = fig.add_gridspec(1, 4, width_ratios=[1, 1, 1, 0.3], left=0.045, right=0.975,
+                              top=0.86, bottom=0.17, wspace=0.55)
         self.axes = {}
         self.images = {}
+        self.colorbars = {}
         for k, name in enumerate(("M", "J", "W", "lambda")):
             ax = fig.add_subplot(gs[0, k])
             im = ax.imshow(np.ma.masked_all((1, 1)), cmap=_CMAP, interpolation="nearest",
                            aspect="auto", vmin=-1, vmax=1)
             ax.tick_params(labelsize=7, length=2)
-            ax.set_title(name, fontsize=9)
+            ax.set_title(_TITLES[name], fontsize=8.5)
+            cb = fig.colorbar(im, ax=ax, fraction=0.08 if name != "lambda" else 0.3,
+                              pad=0.03, aspect=25)
+            cb.ax.tick_params(labelsize=6.5, length=2)
             self.axes[name] = ax
             self.images[name] = im
+            self.colorbars[name] = cb
+        self._highlight = Rectangle((-0.5, -0.5), 1.0, 1.0, fill=False, edgecolor="#00897b",
+                                    lw=2.5, zorder=5, visible=False)
+        self.axes["lambda"].add_patch(self._highlight)
+
+    def _guarded(self, fn):
+        def run(*args):
+            try:
+                return fn(*args)
+            except (Exception, KeyboardInterrupt) as exc:  # noqa: BLE001 - shown
+                report(exc, self.message.error, "MatrixInspector")
+                return None
+        return run
 
     def _show_matrix(self, name: str, A: np.ndarray, pattern: np.ndarray, title: str,
                      rows: list[str], cols: list[str]) -> None:
@@ -152,7 +206,7 @@ class MatrixInspector(widgets.VBox):
         im.set_clim(-amax, amax)
         ax.set_xlim(-0.5, c - 0.5)
         ax.set_ylim(r - 0.5, -0.5)
-        ax.set_title(title, fontsize=9)
+        ax.set_title(title, fontsize=ax.title.get_fontsize())
         for axis, labels, n in ((ax.xaxis, cols, c), (ax.yaxis, rows, r)):
             if labels and n <= _TICK_LIMIT:
                 axis.set_ticks(range(n), labels, fontsize=6 if n > 6 else 7)
@@ -189,8 +243,8 @@ class MatrixInspector(widgets.VBox):
         if self._active:
             try:
                 self.refresh()
-            except Exception as exc:  # an observer must never break the model's edit
-                self.message.error(f"inspector: {exc}")
+            except Exception as exc:  # noqa: BLE001 - an observer must never break the edit
+                report(exc, self.message.error, "MatrixInspector.refresh")
 
     # ------------------------------------------------------------------ computing
     def refresh(self) -> None:
@@ -199,11 +253,12 @@ class MatrixInspector(widgets.VBox):
         try:
             mats = self.model.matrices(self.state)
             pattern = self.model.sparsity()
-        except ValueError as exc:
+        except (TypeError, ValueError, RuntimeError) as exc:
             self.matrices = None
-            self.message.error(str(exc))
+            report(exc, self.message.error, "MatrixInspector.refresh")
             self.info.value = ""
             self._clear()
+            self._update_list()
             return
         self.message.clear()
         self.matrices = mats
@@ -214,12 +269,67 @@ class MatrixInspector(widgets.VBox):
         self._draw(mats, pattern)
         self._report(mats)
         self._entry_options()
+        self._update_list()
 
     def _clear(self) -> None:
         for name in self.images:
             z = np.zeros((0, 0))
-            self._show_matrix(name, z, z.astype(bool), name, [], [])
+            self._show_matrix(name, z, z.astype(bool), _TITLES[name], [], [])
+        self._show_highlight()
         self.pane.redraw()
+
+    # ------------------------------------------------------------------ selection
+    def _update_list(self) -> None:
+        mats = self.matrices
+        if mats is None:
+            options = []
+        else:
+            lam = np.asarray(mats["lambda_mult"], dtype=float)
+            options = [(f"{lb}: λ = {v:.4g} N", lb) for lb, v in zip(mats["labels"], lam)]
+        self._list_syncing = True
+        try:
+            if list(self.lambda_list.options) != options:
+                self.lambda_list.options = options
+            want = self.selection if self.selection in [v for _, v in options] else None
+            if self.lambda_list.value != want:
+                self.lambda_list.value = want
+        finally:
+            self._list_syncing = False
+
+    def _on_list(self, change) -> None:
+        if getattr(self, "_list_syncing", False):
+            return
+        self.selection = change["new"] or ""
+
+    def _on_selection(self, change) -> None:
+        self._update_list()
+        if self._show_highlight():
+            self.pane.redraw()
+
+    def _show_highlight(self) -> bool:
+        """Mark the selected row on the λ heatmap; True when the mark changed."""
+        mats = self.matrices
+        labels = [] if mats is None else list(mats["labels"])
+        rect = self._highlight
+        before = (rect.get_visible(), rect.get_y())
+        if self.selection in labels:
+            rect.set_y(labels.index(self.selection) - 0.5)
+            rect.set_visible(True)
+        else:
+            rect.set_visible(False)
+        return before != (rect.get_visible(), rect.get_y())
+
+    def _on_mouse(self, event) -> None:
+        """With ipympl: a click or hover on a row of the λ heatmap selects that row."""
+        mats = self.matrices
+        if mats is None or event.inaxes is not self.axes["lambda"] or event.ydata is None:
+            return
+        if event.name == "motion_notify_event" and event.button is not None:
+            return  # a drag, not a hover
+        r = int(round(float(event.ydata)))
+        labels = list(mats["labels"])
+        if 0 <= r < len(labels) and self.selection != labels[r]:
+            self.selection = labels[r]
 
     def _draw(self, mats, pattern) -> None:
         M, J, W, lam = mats["M"], mats["J"], mats["W"], mats["lambda_mult"]
@@ -227,12 +337,16 @@ class MatrixInspector(widgets.VBox):
         pM, pJ, pW = pattern.M, pattern.J, pattern.W | (W != 0)
         coords = _coordinate_names(n // 3)
         labels = [_short(lb) for lb in mats["labels"]]
-        self._show_matrix("M", M, pM, f"M  {n}×{n} · {int(pM.sum())} nonzero", coords, coords)
-        self._show_matrix("J", J, pJ, f"J  {m}×{n} · {int(pJ.sum())} nonzero", labels, coords)
-        self._show_matrix("W", W, pW, f"W = J M⁻¹Jᵀ  {m}×{m} · {int(pW.sum())} nonzero",
+        self._show_matrix("M", M, pM, f"{_TITLES['M']}\n{n}×{n}, {int(pM.sum())} non-zero",
+                          coords, coords)
+        self._show_matrix("J", J, pJ, f"{_TITLES['J']}\n{m}×{n}, {int(pJ.sum())} non-zero",
+                          labels, coords)
+        self._show_matrix("W", W, pW, f"{_TITLES['W']}\n{m}×{m}, {int(pW.sum())} non-zero",
                           labels, labels)
         lam2 = np.asarray(lam, dtype=float).reshape(-1, 1)
-        self._show_matrix("lambda", lam2, np.ones_like(lam2, dtype=bool), "λ", labels, [])
+        self._show_matrix("lambda", lam2, np.ones_like(lam2, dtype=bool), f"{_TITLES['lambda']}"
+                          "\nat this state", labels, [])
+        self._show_highlight()
         self.pane.redraw()
 
     def _report(self, mats: dict) -> None:
@@ -260,25 +374,28 @@ class MatrixInspector(widgets.VBox):
                 f"{ev[0]:.4g}, {ev[1]:.4g}, …, {ev[-1]:.4g}  ({len(ev)} values)")
             rows.append(("eigenvalues of W", shown))
             rows.append(("condition number of W", f"{cond:.4g}"))
-            rows.append(("pivot ratio min dₖ/Wₖₖ", f"{sing:.3g}"))
+            rows.append(("how well λ is determined", f"{sing:.3g} (1: well; near 0: near a "
+                         "dead point, where the constraints lock)"))
             lam = np.asarray(mats["lambda_mult"], dtype=float)
             if len(lam) <= 12:
                 rows.append(("multipliers λ", ", ".join(
-                    f"{html.escape(_short(lb))} = {v:.4g}" for lb, v in zip(mats["labels"], lam))))
+                    f"{html.escape(_short(lb))} = {v:.4g} N"
+                    for lb, v in zip(mats["labels"], lam))))
             else:
                 rows.append(("multipliers λ",
-                             f"{len(lam)} values, |λ| ≤ {np.max(np.abs(lam)):.4g}"))
+                             f"{len(lam)} values, |λ| ≤ {np.max(np.abs(lam)):.4g} N"))
         if self.decomposition_size is not None:
             rows.append(("symbolic equations", f"{self.decomposition_size} operations "
                                                "(heyoka decomposition)"))
-        table = "".join(f"<tr><td style='color:#546e7a;padding-right:12px'>{k}</td>"
-                        f"<td>{v}</td></tr>" for k, v in rows)
+        table = "".join(f"<tr><td class='quivira-key'>{k}</td><td>{v}</td></tr>"
+                        for k, v in rows)
         flag = ""
         if self.near_singular:
-            flag = ("<div class='quivira-singular' style='color:#c62828;font-weight:bold'>"
+            flag = ("<div class='quivira-singular quivira-msg-error' style='font-weight:bold'>"
                     "⚠ near-singular pose: W is (nearly) singular, the constraints are "
                     "(nearly) dependent here and λ is not well determined</div>")
-        self.info.value = flag + f"<table style='font-size:0.9em'>{table}</table>"
+        self.info.value = flag + f"<table class='quivira-facts' style='font-size:0.9em'>" \
+                                 f"{table}</table>"
 
     # ------------------------------------------------------------------ formulas
     def _entry_options(self) -> None:
@@ -342,6 +459,9 @@ class MatrixInspector(widgets.VBox):
 
     def close(self) -> None:
         """Stop observing the model and release the figure."""
+        if getattr(self, "_closed", False):
+            return
+        self._closed = True
         self.model.unobserve(self._on_model_change)
         self.pane.close()
         close_tree(self)

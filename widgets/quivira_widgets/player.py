@@ -1,111 +1,182 @@
-"""`MotionPlayer`: simulate with visible progress, animate, plot λ/reactions, energy, residuals.
+"""`MotionPlayer`: simulate with visible progress, play in real time, plot, export, download.
 
 *Simulate* runs in two visible steps — the compiled code (built on the first run of a
-topology, then reused from the model's cache) and the integration — then draws. After a
-run, edits of the model re-simulate at once when "re-simulate after edits" is ticked: value
-edits (mass, length, g, loads, positions) reuse the compiled code and take a fraction of a
-second; topology edits recompile, with the same progress display.
+topology, then reused from the model's cache) and the integration — then draws. After a run,
+edits of the model re-simulate at once when "re-simulate after edits" is ticked: value edits
+(mass, length, g, loads, positions) reuse the compiled code and take a fraction of a second.
+The time and frame fields refuse what would exceed the Studio's budget (at most 10⁴ s and 10⁵
+frames, :mod:`quivira_widgets._specs`), and runs get a wall-time budget where the core offers
+one; a run stopped early (singular pose, budget, "interrupt kernel") keeps its motion up to
+then and marks the stop on the timeline.
 
-The animation is a ``Play`` widget linked to the frame slider in the browser
-(``jslink``), so playing needs no Python loop: each slider change moves the bars of the view
-and the time cursors of the plots in place. The motion can be exported as GIF
-(``PillowWriter``) or MP4 (``FFMpegWriter``, when ``ffmpeg`` is on the PATH).
+State is in traits: ``trajectory``, ``frame`` (linked to the slider), ``selection`` (a
+constraint row, highlighted in the plot) and ``speed``. Playing needs no Python loop: the
+``Play`` widget drives the slider in the browser (``jslink``) every ``interval`` ms by ``step``
+frames, chosen so that the motion plays in real time times ``speed`` (0.1× … 4×). With ipympl,
+clicking the view and pressing Space plays or pauses, ← and → step one frame.
+
+The motion exports as GIF (or MP4 where ``ffmpeg`` exists) and the trajectory as CSV (q, q̇,
+λ, reactions, energies): written to the working folder and offered as a browser download, with
+a progress bar.
 """
 
 from __future__ import annotations
 
-import math
-import shutil
 import time
 import warnings
-from collections.abc import Callable
-from pathlib import Path
 
 import ipywidgets as widgets
-import numpy as np
-from matplotlib.lines import Line2D
-from matplotlib.ticker import MaxNLocator
+import traitlets
 
 from quivira import BarJointModel, SingularConfigurationError, Trajectory
 
-from . import _geometry as geo
-from ._figure import FigurePane
+from . import _export as export_mod
+from . import _specs as spec
+from ._export import ffmpeg_available
+from ._fields import IntField, NumberField
+from ._files import DownloadLink, WorkFolder
+from ._guard import report
 from ._messages import Message
+from ._playback import SPEEDS, events_of, play_timing, timeline_html
+from ._theme import style_widget
+from ._timeplots import TimePlots, force_series
 from ._widgets import close_tree
 from .view import ModelView
 
-MAX_EXPORT_FRAMES = 150
-_COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2",
-           "#17becf", "#bcbd22", "#7f7f7f"]
+#: wall-time budget (s) of one run from the player, where the core's simulate takes one
+MAX_WALL_S = 120.0
+#: rows of the constraint force plot chosen at first
+DEFAULT_ROWS = 6
 
-
-def ffmpeg_available() -> bool:
-    """True when an ``ffmpeg`` executable is on the PATH (MP4 export)."""
-    return shutil.which("ffmpeg") is not None
+__all__ = ["MotionPlayer", "ffmpeg_available", "force_series_labels"]
 
 
 class MotionPlayer(widgets.VBox):
-    """Simulate a model and play the motion.
+    """Simulate a model and play the motion (see the module docstring).
 
     Parameters
     ----------
-    model : quivira.bar_joint_model
+    model : quivira.BarJointModel
         The model (observed: edits re-simulate or clear the motion).
     view : ModelView, optional
         The view to animate; by default the player makes (and shows) its own.
     backend : {"auto", "ipympl", "static"}
         How figures are shown.
     t_end : float
-        Simulated time span.
+        Simulated time span (s).
     n_frames : int
         Number of output times (animation frames).
     auto : bool
         Re-simulate after every edit of the model, once Simulate has been pressed.
+    workdir : WorkFolder, optional
+        Where exports go (default ``quivira-work/`` next to the notebook).
 
     Attributes
     ----------
-    trajectory : quivira.Trajectory or None
-        The motion shown (None before a run, or after a failed one).
+    model, trajectory, frame, selection, speed, font_scale : traits
+        The model; the motion shown (None before a run or after a failed one); the frame
+        shown; the highlighted constraint row; the playback speed; the text size factor.
+    run_revision : int
+        The model's ``revision`` at the last run, successful or not (a trait).
     run_info : dict
         Of the last run: ``compile_s``, ``integrate_s``, ``draw_s``, ``total_s``,
-        ``reused`` (True when compiled code of this topology existed already) and
-        ``stopped`` (the reason when a singular pose stopped the integration).
+        ``reused`` (compiled code existed already), ``stopped`` (why it stopped early, or
+        None), ``n_points``.
     n_runs : int
-        Number of simulations run.
+        Number of successful simulations.
     status : Message
         The progress and result line.
     progress : ipywidgets.IntProgress
         0 → 3: compiled code, integration, drawing done.
-    force_lines, energy_lines, residual_lines : list of Line2D
-        The time plots; ``cursors`` the moving time cursor of each plot.
+    t_end, n_frames : NumberField, IntField
+        Time span (s) and number of frames.
     play, slider : ipywidgets.Play, ipywidgets.IntSlider
         The animation controls; ``link`` is their browser-side ``jslink``.
+    speed_control : ipywidgets.SelectionSlider
+        0.1× … 4×.
+    plot_kind : ipywidgets.ToggleButtons
+        ``"lambda"`` or ``"reactions"``.
+    rows : ipywidgets.SelectMultiple
+        The constraint rows (or reactions) plotted.
+    plots : TimePlots
+        The time plots; ``force_lines``, ``energy_lines``, ``residual_lines``, ``cursors``
+        are its lines.
+    timeline : ipywidgets.HTML
+        Event markers under the slider.
+    events : list of (float, str)
+        The events of the motion shown.
     """
 
+    model = traitlets.Instance(BarJointModel)
+    trajectory = traitlets.Instance(Trajectory, allow_none=True)
+    frame = traitlets.Int(0)
+    selection = traitlets.Unicode("")
+    speed = traitlets.Float(1.0)
+    font_scale = traitlets.Float(1.0)
+    run_revision = traitlets.Int(-1)
+
     def __init__(self, model: BarJointModel, view: ModelView | None = None, *,
-                 backend: str = "auto", t_end: float = 2.0, n_frames: int = 201, auto: bool = True,
-                 figsize: tuple[float, float] = (9.6, 2.9), dpi: float = 100) -> None:
+                 backend: str = "auto", t_end: float = 2.0, n_frames: int = 201,
+                 auto: bool = True, workdir: WorkFolder | None = None,
+                 figsize: tuple[float, float] = (8.8, 2.9), dpi: float = 100) -> None:
         super().__init__()
         self.model = model
         self._own_view = view is None
         self.view = ModelView(model, backend=backend) if view is None else view
-        self.trajectory = None
+        self.workdir = workdir or WorkFolder()
         self.run_info: dict = {}
         self.n_runs = 0
+        self.events: list[tuple[float, str]] = []
         self._has_run = False
-        self._frame_callbacks: list[Callable] = []
-        self._run_callbacks: list[Callable] = []
-        self._lengths = np.zeros(0)
         self._busy = False
-        self._quiet = False
-        # ---------------------------------------------------------------- controls
-        style = {"description_width": "52px"}
-        self.t_end = widgets.FloatText(value=t_end, description="time [s]", style=style,
-                                       continuous_update=False,
-                                       layout=widgets.Layout(width="150px"))
-        self.n_frames = widgets.IntText(value=n_frames, description="frames", style=style,
-                                        continuous_update=False,
-                                        layout=widgets.Layout(width="140px"))
+        self._build_controls(t_end, n_frames, auto)
+        self.plots = TimePlots(backend, figsize, dpi)
+        self.pane = self.plots.pane
+        self.figure = self.plots.figure
+        self._links = [
+            widgets.jslink((self.play, "value"), (self.slider, "value")),
+        ]
+        self.link = self._links[0]
+        self._trait_links = [
+            traitlets.link((self.slider, "value"), (self, "frame")),
+            traitlets.link((self.speed_control, "value"), (self, "speed")),
+            traitlets.dlink((self, "trajectory"), (self.view, "trajectory")),
+            traitlets.dlink((self, "frame"), (self.view, "frame")),
+        ]
+        if self._own_view:
+            self._trait_links += [traitlets.link((self, "selection"), (self.view, "selection")),
+                                  traitlets.dlink((self, "font_scale"),
+                                                  (self.view, "font_scale"))]
+        self.observe(self._guard(self._on_frame), names="frame")
+        self.observe(self._guard(self._on_trajectory), names="trajectory")
+        self.observe(self._guard(self._on_selection), names="selection")
+        self.observe(self._guard(self._apply_speed), names="speed")
+        self.observe(self._guard(self._on_font_scale), names="font_scale")
+        self.view.pane.connect("key_press_event", self._guard(self._on_key))
+        self.children = ([style_widget()] + ([self.view] if self._own_view else [])
+                         + self._layout())
+        self.add_class("quivira-player")
+        self.add_class("quivira-root")
+        self.model.observe(self._on_model_change)
+
+    # ================================================================== controls
+    def _guard(self, fn):
+        def run(*args):
+            try:
+                return fn(*args)
+            except (Exception, KeyboardInterrupt) as exc:  # noqa: BLE001 - shown
+                report(exc, self.status.error, f"MotionPlayer.{fn.__name__}")
+                return None
+        return run
+
+    def _build_controls(self, t_end: float, n_frames: int, auto: bool) -> None:
+        self.t_end = NumberField(spec.TIME, t_end, description="time",
+                                 tooltip="simulated time span", width="150px")
+        self.n_frames = IntField(spec.FRAMES, n_frames, description="frames",
+                                 tooltip="number of output times (animation frames)",
+                                 width="150px")
+        for f in (self.t_end, self.n_frames):
+            f.text.style.description_width = "46px"
         self.simulate_button = widgets.Button(description="Simulate", icon="play-circle",
                                               button_style="primary",
                                               tooltip="compile (if needed) and integrate",
@@ -114,176 +185,88 @@ class MotionPlayer(widgets.VBox):
         self.auto = widgets.Checkbox(value=auto, description="re-simulate after edits",
                                      indent=False, layout=widgets.Layout(width="190px"))
         self.progress = widgets.IntProgress(value=0, min=0, max=3, bar_style="info",
-                                            layout=widgets.Layout(width="120px"))
-        self.status = Message()
-        self.status.widget.add_class("quivira-player-status")
+                                            layout=widgets.Layout(width="110px"))
+        self.status = Message("quivira-player-status")
         self.status.info("press Simulate to compute the motion")
         self.play = widgets.Play(value=0, min=0, max=0, step=1, interval=40,
-                                 show_repeat=True, tooltip="play the motion")
+                                 show_repeat=True, tooltip="play / pause the motion")
         self.slider = widgets.IntSlider(value=0, min=0, max=0, description="frame",
-                                        style=style, readout=True, continuous_update=True,
-                                        layout=widgets.Layout(width="360px"))
-        self.link = widgets.jslink((self.play, "value"), (self.slider, "value"))
+                                        style={"description_width": "46px"}, readout=True,
+                                        continuous_update=True,
+                                        layout=widgets.Layout(width="340px"))
+        self.speed_control = widgets.SelectionSlider(
+            options=[(f"{s:g}×", s) for s in SPEEDS], value=1.0, description="speed",
+            continuous_update=False, style={"description_width": "42px"},
+            tooltip="playback speed (1× = real time)", layout=widgets.Layout(width="210px"))
         self.time_label = widgets.HTML("t = –")
         self.time_label.add_class("quivira-time")
+        self.timeline = widgets.HTML("", layout=widgets.Layout(width="260px",
+                                                               margin="0 0 0 52px"))
+        self.timeline.add_class("quivira-timeline")
+        self.keys_hint = widgets.HTML('<span class="quivira-hint">click the view, then Space '
+                                      "plays/pauses, ← → step</span>")
         self.plot_kind = widgets.ToggleButtons(options=[("multipliers λ", "lambda"),
                                                         ("reaction forces", "reactions")],
-                                               value="lambda",
-                                               style={"button_width": "120px"})
-        formats = ["gif"] + (["mp4"] if ffmpeg_available() else [])
+                                               value="lambda", style={"button_width": "120px"})
+        self.rows = widgets.SelectMultiple(options=[], rows=4, description="show",
+                                           style={"description_width": "40px"},
+                                           tooltip="the constraint rows plotted (Ctrl/Shift "
+                                           "for several)", layout=widgets.Layout(width="300px"))
+        formats = [("GIF (motion)", "gif")] + ([("MP4 (motion)", "mp4")] if ffmpeg_available()
+                                               else []) + [("CSV (trajectory)", "csv")]
         self.export_format = widgets.Dropdown(options=formats, value="gif",
-                                              layout=widgets.Layout(width="80px"))
-        self.export_path = widgets.Text(value="motion.gif", description="export",
-                                        style=style, layout=widgets.Layout(width="260px"))
-        self.export_button = widgets.Button(description="Export", icon="film",
-                                            tooltip="write the animation of the view",
+                                              layout=widgets.Layout(width="150px"))
+        self.export_path = widgets.Text(value="motion.gif", description="file",
+                                        style={"description_width": "30px"},
+                                        continuous_update=False,
+                                        layout=widgets.Layout(width="210px"))
+        self.export_button = widgets.Button(description="Export", icon="download",
+                                            tooltip="write the file to the working folder "
+                                            "and offer it as a download",
                                             layout=widgets.Layout(width="auto"))
-        self.export_message = Message()
-        self.simulate_button.on_click(lambda _: self.simulate())
-        self.slider.observe(self._on_slider, names="value")
-        self.plot_kind.observe(lambda _: self._plot_forces(redraw=True), names="value")
-        self.export_format.observe(self._on_format, names="value")
-        self.export_button.on_click(lambda _: self.export())
-        # ---------------------------------------------------------------- figure
-        self.pane = FigurePane(figsize, dpi, backend)
-        self.figure = self.pane.figure
-        self._build_plots()
-        rows = [
+        self.export_button.add_class("quivira-export")
+        self.export_progress = widgets.IntProgress(value=0, min=0, max=1, bar_style="info",
+                                                   layout=widgets.Layout(width="110px",
+                                                                         display="none"))
+        self.export_message = Message("quivira-export-message")
+        self.download = DownloadLink()
+        self.simulate_button.on_click(self._guard(lambda _: self.simulate()))
+        self.plot_kind.observe(self._guard(self._on_kind), names="value")
+        self.rows.observe(self._guard(self._on_rows), names="value")
+        self.export_format.observe(self._guard(self._on_format), names="value")
+        self.export_button.on_click(self._guard(lambda _: self.export()))
+        self.t_end.observe(self._guard(self._on_budget_field), names="error")
+        self.n_frames.observe(self._guard(self._on_budget_field), names="error")
+
+    def _layout(self) -> list:
+        wrap = widgets.Layout(flex_flow="row wrap", align_items="center")
+        return [
             widgets.HBox([self.t_end, self.n_frames, self.simulate_button, self.auto],
-                         layout=widgets.Layout(flex_flow="row wrap", align_items="center")),
-            widgets.HBox([self.progress, self.status.widget],
-                         layout=widgets.Layout(align_items="center")),
-            widgets.HBox([self.play, self.slider, self.time_label],
-                         layout=widgets.Layout(align_items="center")),
-            self.plot_kind,
+                         layout=wrap),
+            widgets.HBox([self.progress, self.status.widget], layout=wrap),
+            widgets.HBox([self.play, self.slider, self.time_label, self.speed_control],
+                         layout=wrap),
+            widgets.HBox([self.timeline, self.keys_hint], layout=wrap),
+            widgets.HBox([self.plot_kind, self.rows], layout=wrap),
             self.pane.widget,
-            widgets.HBox([self.export_path, self.export_format, self.export_button,
-                          self.export_message.widget],
-                         layout=widgets.Layout(flex_flow="row wrap", align_items="center")),
+            widgets.HBox([self.export_format, self.export_path, self.export_button,
+                          self.export_progress, self.export_message.widget], layout=wrap),
+            self.download,
         ]
-        self.children = ([self.view] if self._own_view else []) + rows
-        self.add_class("quivira-player")
-        self.model.observe(self._on_model_change)
-
-    # ================================================================== figure
-    def _build_plots(self) -> None:
-        fig = self.figure
-        gs = fig.add_gridspec(1, 3, left=0.06, right=0.99, top=0.88, bottom=0.17, wspace=0.28)
-        self.ax_force = fig.add_subplot(gs[0, 0])
-        self.ax_energy = fig.add_subplot(gs[0, 1])
-        self.ax_residual = fig.add_subplot(gs[0, 2])
-        for ax, title in ((self.ax_force, "multipliers λ"), (self.ax_energy, "energy"),
-                          (self.ax_residual, "constraint residual")):
-            ax.set_title(title, fontsize=9)
-            ax.tick_params(labelsize=7)
-            ax.set_xlabel("t [s]", fontsize=8, labelpad=1)
-            ax.grid(True, color="#eceff1")
-            ax.xaxis.set_major_locator(MaxNLocator(5))
-        self.ax_residual.set_yscale("log")
-        self.force_lines = []
-        self.energy_lines = [self.ax_energy.plot([], [], color=c, lw=lw, ls=ls, label=lb)[0]
-                             for c, lw, ls, lb in (("#212121", 1.8, "-", "E = T + V"),
-                                                   ("#1f77b4", 1.2, "--", "T"),
-                                                   ("#2ca02c", 1.2, "--", "V"))]
-        self.residual_lines = [self.ax_residual.plot([], [], color=c, lw=1.3, label=lb)[0]
-                               for c, lb in (("#6a1b9a", "max |F(q)|"),
-                                             ("#ef6c00", "max |J q̇|"))]
-        self.ax_energy.legend(fontsize=7, loc="upper right", frameon=False, ncol=3)
-        self.ax_residual.legend(fontsize=7, loc="upper right", frameon=False, ncol=2)
-        self._legend_labels: tuple = ()
-        self.cursors = [ax.axvline(0.0, color="#e53935", lw=1.2, alpha=0.8)
-                        for ax in (self.ax_force, self.ax_energy, self.ax_residual)]
-        for c in self.cursors:
-            c.set_visible(False)
-        self.pane.animate(*self.cursors)
-        self.pane.animate(*self.energy_lines, *self.residual_lines, layer="data")
-
-    def _ensure_force_lines(self, k: int) -> None:
-        while len(self.force_lines) < k:
-            c = _COLORS[len(self.force_lines) % len(_COLORS)]
-            line = self.ax_force.plot([], [], color=c, lw=1.1)[0]
-            self.pane.animate(line, layer="data")
-            self.force_lines.append(line)
-        while len(self.force_lines) > k:
-            line = self.force_lines.pop()
-            self.pane.forget(line)
-            line.remove()
-
-    def _plot_forces(self, redraw: bool = False) -> bool:
-        """Update the λ / reaction lines; True when the static layer (limits, legend)
-        changed and a full draw is due."""
-        tr = self.trajectory
-        ax = self.ax_force
-        kind = self.plot_kind.value
-        labels: tuple = ()
-        if tr is None:
-            self._ensure_force_lines(0)
-        elif kind == "lambda":
-            lam = tr.lambda_mult
-            self._ensure_force_lines(lam.shape[1])
-            for line, col in zip(self.force_lines, lam.T):
-                line.set_data(tr.t, col)
-            labels = tuple(tr.constraint_labels)
-        else:
-            self._ensure_force_lines(len(tr.reactions))
-            for line, r in zip(self.force_lines, tr.reactions):
-                line.set_data(tr.t, np.hypot(r.force[:, 0], r.force[:, 1]))
-            labels = tuple(f"|{r.label}|" for r in tr.reactions)
-        changed = False
-        title = "multipliers λ" if kind == "lambda" else "reaction forces |F|"
-        if ax.get_title() != title:
-            ax.set_title(title, fontsize=9)
-            changed = True
-        if labels != self._legend_labels:
-            self._legend_labels = labels
-            leg = ax.get_legend()
-            if leg is not None:
-                leg.remove()
-            if 0 < len(labels) <= 8:
-                handles = [Line2D([], [], color=ln.get_color(), lw=1.1) for ln in self.force_lines]
-                ax.legend(handles, labels, fontsize=6, loc="upper right", frameon=False, ncol=2)
-            changed = True
-        changed |= _fit_limits(ax, self.force_lines, tr)
-        if redraw:
-            self._draw_plots(changed)
-        return changed
-
-    def _draw_plots(self, full: bool) -> None:
-        if full:
-            self.pane.redraw()
-        else:
-            self.pane.update(data=True)
-
-    def _plot_trajectory(self) -> None:
-        tr = self.trajectory
-        changed = self._plot_forces()
-        if tr is None:
-            for line in self.energy_lines + self.residual_lines:
-                line.set_data([], [])
-            for c in self.cursors:
-                c.set_visible(False)
-        else:
-            for line, y in zip(self.energy_lines, (tr.energy, tr.kinetic_energy,
-                                                   tr.potential_energy)):
-                line.set_data(tr.t, y)
-            floor = 1e-18
-            pos = np.max(np.abs(tr.position_residual), axis=1) if tr.position_residual.size \
-                else np.zeros_like(tr.t)
-            vel = np.max(np.abs(tr.velocity_residual), axis=1) if tr.velocity_residual.size \
-                else np.zeros_like(tr.t)
-            self.residual_lines[0].set_data(tr.t, np.maximum(pos, floor))
-            self.residual_lines[1].set_data(tr.t, np.maximum(vel, floor))
-            for c in self.cursors:
-                c.set_visible(True)
-        changed |= _fit_limits(self.ax_energy, self.energy_lines, tr)
-        changed |= _fit_limits(self.ax_residual, self.residual_lines, tr, log=True)
-        self._draw_plots(changed)
 
     # ================================================================== simulation
-    def _step(self, value: int, text: str, style: str = "info") -> None:
+    def _step(self, value: int, text: str) -> None:
         self.progress.value = value
-        self.progress.bar_style = style
+        self.progress.bar_style = "info"
         self.status.info(text)
+
+    def _budget(self) -> dict:
+        """The wall-time budget of an interactive run, for ``model.simulate``."""
+        return {"max_wall_s": MAX_WALL_S}
+
+    def _on_budget_field(self, change) -> None:
+        if change["new"]:
+            self.status.error(change["new"])
 
     def simulate(self) -> Trajectory | None:
         """Compile if needed, integrate over ``[0, t_end]`` and show the motion.
@@ -304,40 +287,69 @@ class MotionPlayer(widgets.VBox):
             self._busy = False
             self.simulate_button.disabled = False
 
-    def _simulate(self):
-        t_start = time.perf_counter()
+    def _simulate(self) -> Trajectory | None:
         self._has_run = True
-        reused = self.model.is_compiled()
-        self._step(0, "1/3 re-using the compiled equations…" if reused else
-                   "1/3 compiling the equations of this topology (once per topology)…")
-        notes: list[str] = []
+        for f in (self.t_end, self.n_frames):
+            # a refused field: say so, and keep the motion shown (nothing was run)
+            if f.error:
+                self.status.error(f"cannot simulate: correct the marked field first — "
+                                  f"{f.error}")
+                return None
+            try:
+                f.spec.check(f.value)
+            except ValueError as exc:
+                f.show_error(str(exc))
+                self.status.error(f"cannot simulate: {exc}")
+                return None
+        t_end, n_points = float(self.t_end.value), int(self.n_frames.value)
+        t_start = time.perf_counter()
+        reused = False
         stopped = None
+        notes: list[str] = []
+        traj = None
         try:
+            reused = self.model.is_compiled()
+            self._step(0, "1/3 re-using the compiled equations…" if reused else
+                       "1/3 compiling the equations of this topology (once per topology)…")
             self.model.compiled()
             t_comp = time.perf_counter()
-            self._step(1, f"2/3 integrating {self.t_end.value:g} s…")
+            self._step(1, f"2/3 integrating {t_end:g} s…")
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
                 try:
-                    traj = self.model.simulate(self.t_end.value, self.n_frames.value)
+                    traj = self.model.simulate(t_end, n_points, **self._budget())
                 except SingularConfigurationError as exc:
                     traj = exc.trajectory
                     stopped = f"stopped at t = {exc.t:.4g} s: {exc.reason}"
+                except (RuntimeError, KeyboardInterrupt) as exc:
+                    partial = getattr(exc, "trajectory", None)
+                    if partial is None:
+                        raise
+                    traj = partial
+                    reached = getattr(exc, "t", None)
+                    where = f" at t = {reached:.4g} s" if reached is not None else ""
+                    why = ("the kernel was interrupted" if isinstance(exc, KeyboardInterrupt)
+                           else str(exc))
+                    stopped = f"stopped{where}: {why}"
             notes += [str(w.message) for w in caught]
-        except ValueError as exc:
-            self._fail(str(exc))
+        except (Exception, KeyboardInterrupt) as exc:  # noqa: BLE001 - shown to the user
+            shown: list[str] = []
+            report(exc, shown.append, "MotionPlayer.simulate")
+            self._fail(shown[0])
             return None
         t_sim = time.perf_counter()
         if traj is None or traj.n_points == 0:
             self._fail(stopped or "the integration produced no state")
             return None
         self._step(2, "3/3 drawing…")
-        self._set_trajectory(traj)
+        self.run_info = {"compile_s": t_comp - t_start, "integrate_s": t_sim - t_comp,
+                         "reused": reused, "stopped": stopped, "n_points": traj.n_points}
+        self.events = events_of(traj, stopped)
+        with self.pane.hold(), self.view.pane.hold():
+            self._set_trajectory(traj)
         t_draw = time.perf_counter()
         self.n_runs += 1
-        self.run_info = {"compile_s": t_comp - t_start, "integrate_s": t_sim - t_comp,
-                         "draw_s": t_draw - t_sim, "total_s": t_draw - t_start,
-                         "reused": reused, "stopped": stopped, "n_points": traj.n_points}
+        self.run_info.update(draw_s=t_draw - t_sim, total_s=t_draw - t_start)
         if reused:
             code = "compiled code reused"
         elif t_comp - t_start < 0.05:
@@ -346,101 +358,160 @@ class MotionPlayer(widgets.VBox):
             code = f"compiled in {t_comp - t_start:.2f} s"
         text = (f"{traj.t[-1]:.3g} s simulated ({traj.n_points} frames) in "
                 f"{t_sim - t_start:.2f} s · {code} · energy drift "
-                f"{traj.relative_energy_error():.1e} · residual "
-                f"{traj.max_position_residual():.1e}")
+                f"{traj.relative_energy_error():.1e} · largest joint gap "
+                f"{traj.max_position_residual():.1e} m")
+        self.progress.value = 3
         if stopped:
-            self.progress.value, self.progress.bar_style = 3, "warning"
+            self.progress.bar_style = "warning"
             self.status.warning(f"{stopped} — showing the motion until then · {text}")
         else:
-            self.progress.value, self.progress.bar_style = 3, "success"
+            self.progress.bar_style = "success"
             self.status.ok(text + ("" if not notes else " · note: " + "; ".join(notes)))
-        for cb in list(self._run_callbacks):
-            cb(traj)
+        self.run_revision = self.model.revision
         return traj
 
     def _fail(self, text: str) -> None:
-        self.trajectory = None
         self.progress.value = 3
         self.progress.bar_style = "danger"
         hint = ""
         if "violate" in text:
             hint = " — use Assemble (Model & files) to close the joints"
-        self.status.error(f"cannot simulate: {text}{hint}")
+        self.events = []
         self._clear_motion()
+        self.status.error(f"cannot simulate: {text}{hint}")
+        self.run_revision = self.model.revision
 
     def _clear_motion(self) -> None:
-        self.trajectory = None
         self.play.playing = False
+        self.trajectory = None
         self._set_slider_range(0)
         self.time_label.value = "t = –"
-        self.view.set_limits(None)
-        self._plot_trajectory()
+        self.timeline.value = ""
 
     def _set_slider_range(self, last: int) -> None:
         keep = min(self.slider.value, last)
-        self._quiet = True
-        try:
+        with self.hold_trait_notifications():
             self.play.max = last
             self.slider.max = last
             self.slider.value = keep
             self.play.value = keep
-        finally:
-            self._quiet = False
 
-    def _set_trajectory(self, traj) -> None:
-        self.trajectory = traj
-        self._lengths = np.array([b.length for b in self.model.bars])
-        n = traj.n_points
-        dt = float(traj.t[-1] - traj.t[0]) / max(n - 1, 1)
-        self.play.interval = int(min(max(1000 * dt, 20), 250))
-        self._set_slider_range(n - 1)
-        ends = geo.bar_ends(traj.q, self._lengths)
-        ext = geo.extent(np.concatenate([ends.reshape(-1, 2), self._support_points()]))
-        with self.pane.hold(), self.view.pane.hold():
-            if ext is not None:
-                x0, x1, y0, y1 = ext
-                pad = 0.1 * max(x1 - x0, y1 - y0, 1e-6) + 0.05
-                self.view.set_limits((x0 - pad, x1 + pad, y0 - pad, y1 + pad))
-            self._plot_trajectory()
-            self.show_frame(self.slider.value)
+    def _set_trajectory(self, traj: Trajectory) -> None:
+        last = traj.n_points - 1
+        self.play.max = last
+        self.slider.max = last
+        if self.slider.value > last:
+            self.slider.value = last
+        self.trajectory = traj  # the view and the plots follow (observers)
+        self.play.value = self.slider.value
 
-    def _support_points(self) -> np.ndarray:
-        sups = self.model.supports
-        return np.array([(s.x, s.y) for s in sups], dtype=float).reshape(-1, 2)
+    # ================================================================== trait observers
+    def _on_trajectory(self, change) -> None:
+        tr = change["new"]
+        self._update_rows()
+        self._replot()
+        if tr is not None:
+            self._apply_speed()
+            self.timeline.value = timeline_html(self.events, float(tr.t[0]), float(tr.t[-1]))
+            self._show_time()
 
-    # ================================================================== frames
-    def _on_slider(self, change) -> None:
-        if self._quiet or self.trajectory is None:
-            return
-        self.show_frame(change["new"])
+    def _on_frame(self, change) -> None:
+        self._show_time()
 
-    def show_frame(self, k: int) -> None:
-        """Show frame ``k`` of the motion: bars in the view, time cursors in the plots."""
+    def _show_time(self) -> None:
         tr = self.trajectory
-        if tr is None:
+        if tr is None or tr.n_points == 0:
             return
-        k = int(min(max(k, 0), tr.n_points - 1))
+        k = int(min(max(self.frame, 0), tr.n_points - 1))
         t = float(tr.t[k])
-        self.view.show_state(tr.q[k], t=t)
-        for c in self.cursors:
-            c.set_xdata([t, t])
-        self.pane.update()
+        self.plots.set_time(t)
         self.time_label.value = f"t = {t:.3f} s"
-        for cb in list(self._frame_callbacks):
-            cb(k, t, np.concatenate([tr.q[k], tr.qd[k]]))
+
+    def _on_selection(self, change) -> None:
+        self.plots.set_highlight(change["new"])
+
+    def _apply_speed(self, change=None) -> None:
+        tr = self.trajectory
+        if tr is None or tr.n_points < 2:
+            return
+        dt = float(tr.t[-1] - tr.t[0]) / (tr.n_points - 1)
+        interval, step = play_timing(dt, float(self.speed))
+        self.play.interval = interval
+        self.play.step = step
+
+    def _on_font_scale(self, change) -> None:
+        self.plots.pane.set_font_scale(change["new"])
+
+    def _on_key(self, event) -> None:
+        key = getattr(event, "key", None)
+        if key in (" ", "space", "k"):
+            self.play.playing = not self.play.playing
+        elif key in ("right", "left") and self.trajectory is not None:
+            self.play.playing = False
+            step = 1 if key == "right" else -1
+            self.slider.value = int(min(max(self.slider.value + step, 0), self.slider.max))
+        elif key == "home":
+            self.slider.value = 0
+        elif key == "end":
+            self.slider.value = self.slider.max
+
+    # ================================================================== plots
+    def _on_kind(self, change) -> None:
+        self._update_rows(reset=True)
+        self._replot()
+
+    def _on_rows(self, change) -> None:
+        if getattr(self, "_rows_syncing", False):
+            return
+        self._replot()
+
+    def _update_rows(self, reset: bool = False) -> None:
+        tr = self.trajectory
+        labels = [] if tr is None else force_series_labels(tr, self.plot_kind.value)
+        options = [(lb, k) for k, lb in enumerate(labels)]
+        self._rows_syncing = True
+        try:
+            if list(self.rows.options) != options:
+                old = set(self.rows.value)
+                self.rows.options = options
+                keep = tuple(v for _, v in options if v in old)
+                self.rows.value = keep if keep and not reset else tuple(
+                    range(min(DEFAULT_ROWS, len(options))))
+            elif reset:
+                self.rows.value = tuple(range(min(DEFAULT_ROWS, len(options))))
+        finally:
+            self._rows_syncing = False
+
+    def _replot(self) -> None:
+        self.plots.show(self.trajectory, self.plot_kind.value, list(self.rows.value),
+                        self.selection, self.events)
+
+    # ------------------------------------------------------------------ plotted data
+    @property
+    def force_lines(self):
+        """The constraint-force lines of the plot."""
+        return self.plots.force_lines
 
     @property
-    def frame(self) -> int:
-        """The frame shown (the slider's value)."""
-        return int(self.slider.value)
+    def energy_lines(self):
+        """E, T, V lines."""
+        return self.plots.energy_lines
 
-    def on_frame(self, callback: Callable) -> None:
-        """Call ``callback(k, t, state)`` whenever a frame is shown."""
-        self._frame_callbacks.append(callback)
+    @property
+    def residual_lines(self):
+        """Position and velocity residual lines."""
+        return self.plots.residual_lines
 
-    def on_simulated(self, callback: Callable) -> None:
-        """Call ``callback(trajectory)`` after every successful run."""
-        self._run_callbacks.append(callback)
+    @property
+    def cursors(self):
+        """The time cursors of the plots."""
+        return self.plots.cursors
+
+    def show_frame(self, k: int) -> None:
+        """Show frame ``k`` of the motion (the slider follows)."""
+        if self.trajectory is None:
+            return
+        self.slider.value = int(min(max(k, 0), self.trajectory.n_points - 1))
 
     # ================================================================== model changes
     def _on_model_change(self, what: str) -> None:
@@ -450,61 +521,95 @@ class MotionPlayer(widgets.VBox):
             if self.auto.value:
                 self.simulate()
             else:
+                self.events = []
                 self._clear_motion()
                 self.progress.value = 0
                 self.status.info("the model changed — press Simulate")
-        except Exception as exc:  # an observer must never break the model's edit
-            self.status.error(f"player: {exc}")
+                self.run_revision = self.model.revision
+        except Exception as exc:  # noqa: BLE001 - an observer must never break the edit
+            report(exc, self.status.error, "MotionPlayer._on_model_change")
 
     # ================================================================== export
     def _on_format(self, change) -> None:
-        p = Path(self.export_path.value or "motion")
-        self.export_path.value = str(p.with_suffix("." + change["new"]))
+        name = (self.export_path.value or "motion").strip()
+        stem = name.rsplit(".", 1)[0] if "." in name else name
+        if change["new"] == "csv" and stem == "motion":
+            stem = "trajectory"
+        elif change["new"] != "csv" and stem == "trajectory":
+            stem = "motion"
+        self.export_path.value = f"{stem}.{change['new']}"
 
     def export(self, path: str | None = None) -> str | None:
-        """Write the animation of the view to ``path`` (default: the export field).
+        """Write the motion (GIF/MP4) or the trajectory (CSV) and offer it as a download.
 
-        GIF uses ``matplotlib.animation.PillowWriter``; MP4 ``FFMpegWriter`` (needs
-        ``ffmpeg``). At most 150 frames are written (evenly spaced), at the speed of the
-        motion where possible. Returns the path, or None on failure (see the message).
+        Parameters
+        ----------
+        path : str, optional
+            A file name in the working folder (default: the file field); its suffix chooses
+            the format (.gif, .mp4, .csv), else the format menu.
+
+        Returns
+        -------
+        str or None
+            The path written, or None on failure (see :attr:`export_message`).
         """
-        from matplotlib.animation import FFMpegWriter, PillowWriter
-
         tr = self.trajectory
         if tr is None:
             self.export_message.error("simulate first: there is no motion to export")
             return None
-        path = path or self.export_path.value.strip()
-        if not path:
-            self.export_message.error("write a file name, e.g. motion.gif")
+        name = (path or self.export_path.value).strip()
+        suffix = name.rsplit(".", 1)[-1].lower() if "." in name else self.export_format.value
+        if suffix not in export_mod.FORMATS:
+            self.export_message.error(f"unknown format .{suffix}: name a .gif, .mp4 or .csv "
+                                      "file")
             return None
-        fmt = Path(path).suffix.lstrip(".").lower() or self.export_format.value
-        if fmt not in ("gif", "mp4"):
-            self.export_message.error(f"unknown format {fmt!r}: use a .gif or .mp4 file name")
+        if suffix == "mp4" and not ffmpeg_available():
+            self.export_message.error("MP4 needs ffmpeg, which is not installed here; export "
+                                      "a GIF instead")
             return None
-        if fmt == "mp4" and not ffmpeg_available():
-            self.export_message.error("MP4 needs ffmpeg on the PATH; export a .gif instead")
-            return None
-        stride = max(1, math.ceil(tr.n_points / MAX_EXPORT_FRAMES))
-        frames = list(range(0, tr.n_points, stride))
-        span = float(tr.t[frames[-1]] - tr.t[0]) or 1.0
-        fps = int(min(max(round(len(frames) / span), 5), 30))
-        writer = PillowWriter(fps=fps) if fmt == "gif" else FFMpegWriter(fps=fps)
-        fig = self.view.figure
-        current = self.frame
         try:
-            with writer.saving(fig, path, dpi=fig.dpi):
-                for k in frames:
-                    self.view.show_state(tr.q[k], t=float(tr.t[k]), render=False)
-                    writer.grab_frame()
-        except (OSError, RuntimeError, ValueError) as exc:
-            self.export_message.error(f"export failed: {exc}")
+            target = self.workdir.file(name, "." + suffix)
+            data = self._export_data(tr, suffix, target)
+        except (Exception, KeyboardInterrupt) as exc:  # noqa: BLE001 - shown to the user
+            report(exc, lambda t: self.export_message.error(f"export failed: {t}"),
+                   "MotionPlayer.export")
             return None
         finally:
-            self.view.pane.redraw()
-            self.show_frame(current)
-        self.export_message.ok(f"wrote {len(frames)} frames to {path}")
-        return path
+            self.export_progress.layout.display = "none"
+        self.download.offer(target.name, data, export_mod.FORMATS[suffix])
+        self.export_message.ok(f"wrote {target.name} ({len(data) / 1000:.0f} kB) in "
+                               f"{self.workdir.path}/")
+        return str(target)
+
+    def _export_data(self, tr: Trajectory, fmt: str, target) -> bytes:
+        bar = self.export_progress
+        if fmt == "csv":
+            tr.to_csv(target)
+            return target.read_bytes()
+        frames = export_mod.frame_indices(tr.n_points)
+        bar.max, bar.value, bar.bar_style = len(frames) + 1, 0, "info"
+        bar.layout.display = None
+
+        def progress(j: int, n: int) -> None:
+            if j % 5 == 0 or j == n:
+                bar.value = j
+                self.export_message.info(f"exporting… frame {j}/{n}")
+
+        try:
+            images = export_mod.render_frames(self.view, tr, frames, progress)
+        finally:
+            self.view.redraw_motion()
+        fps = export_mod.frames_per_second(tr.t, frames)
+        self.export_message.info("exporting… encoding")
+        if fmt == "gif":
+            data = export_mod.gif_bytes(images, fps)
+            target.write_bytes(data)
+        else:
+            export_mod.write_mp4(images, fps, target)
+            data = target.read_bytes()
+        bar.value = bar.max
+        bar.bar_style = "success"
+        return data
 
     # ================================================================== life cycle
     def set_model(self, model: BarJointModel) -> None:
@@ -515,53 +620,33 @@ class MotionPlayer(widgets.VBox):
         if self._own_view:
             self.view.set_model(model)
         self._has_run = False
+        self.events = []
         self._clear_motion()
         self.progress.value = 0
         self.status.info("press Simulate to compute the motion")
 
     def close(self) -> None:
         """Stop observing the model; release the figure (and the view if it is its own)."""
+        if getattr(self, "_closed", False):
+            return
+        self._closed = True
         self.model.unobserve(self._on_model_change)
         self.play.playing = False
-        self.link.close()
-        self.pane.close()
+        for link in self._trait_links:
+            link.unlink()
+        self._trait_links = []
+        for link in self._links:
+            link.close()
+        self.plots.close()
         if self._own_view:
             self.view.close()
         close_tree(self)
         super().close()
 
 
-def _fit_limits(ax, lines, tr, log: bool = False) -> bool:
-    """Fit the axes to the lines' data, keeping the limits when the data still fit well
-    (so a re-run with similar numbers only redraws the lines). True when they changed."""
-    if tr is None or tr.n_points < 2:
-        return False
-    ys = [np.asarray(ln.get_ydata(), dtype=float) for ln in lines]
-    ys = [y[np.isfinite(y)] for y in ys if len(y)]
-    ys = [y for y in ys if y.size]
-    if not ys:
-        return False
-    lo = min(float(y.min()) for y in ys)
-    hi = max(float(y.max()) for y in ys)
-    x_want = (float(tr.t[0]), float(tr.t[-1]))
-    cur_y = ax.get_ylim()
-    if log:
-        lo, hi = math.log10(max(lo, 1e-300)), math.log10(max(hi, 1e-300))
-        c0, c1 = math.log10(cur_y[0]), math.log10(cur_y[1])
-        span = max(hi - lo, 1.0)
-        keep = c0 <= lo and hi <= c1 and (c1 - c0) <= span + 4
-        want = (10 ** (lo - 0.5), 10 ** (hi + 0.5))
-    else:
-        span = max(hi - lo, 1e-12 * max(abs(hi), abs(lo), 1.0), 1e-300)
-        c0, c1 = cur_y
-        keep = c0 <= lo and hi <= c1 and (c1 - c0) <= 2.0 * span
-        pad = 0.12 * span  # slack: a re-run with similar numbers keeps the limits
-        want = (lo - pad, hi + pad)
-    changed = False
-    if ax.get_xlim() != x_want:
-        ax.set_xlim(*x_want)
-        changed = True
-    if not keep:
-        ax.set_ylim(*want)
-        changed = True
-    return changed
+def force_series_labels(tr: Trajectory, kind: str) -> list[str]:
+    """Labels of the constraint-force series of ``tr`` (rows of λ, or reactions)."""
+    if kind == "lambda":
+        return list(tr.constraint_labels)
+    return force_series(tr, kind)[0]
+

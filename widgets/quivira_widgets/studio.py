@@ -1,10 +1,16 @@
 """`Studio`: the editor, the live view, the motion player and the matrix inspector together.
 
-Layout: a title and a status line; the editor (sections in an accordion) beside the view;
-below, tabs for the motion (player and its time plots) and the matrices (inspector). All
-panels share one model and one view: the player animates the view, the inspector follows
-the player's frame when asked. Nothing is global: two studios in one notebook are
-independent.
+Layout: a title with the *presentation* toggle, a status strip; the editor beside the view
+(they wrap one below the other when the container is narrower than about 900 px); below, tabs
+for the motion (player and its time plots) and the matrices (inspector). Figures scale down to
+the container's width. Colours follow JupyterLab's light or dark theme.
+
+All panels share one model and one working folder, and their state is wired with traitlets
+links: the player's ``trajectory`` and ``frame`` drive the view; ``selection`` (a constraint
+row) is one value for the player (highlighted curve), the inspector (λ row) and the view (force
+arrow); the view's ``limits`` give the editor the centre where new bars go; ``presentation``
+sets every panel's ``font_scale``. The inspector follows the player's frame when asked. Nothing
+is global: two studios in one notebook are independent.
 """
 
 from __future__ import annotations
@@ -12,23 +18,23 @@ from __future__ import annotations
 import html
 
 import ipywidgets as widgets
+import traitlets
 
 from quivira import BarJointModel
 
+from ._files import WorkFolder
 from ._modelinfo import counts_line
+from ._theme import PRESENTATION_SCALE, style_widget
 from ._widgets import close_tree
 from .editor import ModelEditor
 from .inspector import MatrixInspector
 from .player import MotionPlayer
 from .view import ModelView
 
-_HEADER = """
-<div style="display:flex;align-items:baseline;gap:12px;border-bottom:2px solid #1f5fa8;
-            padding-bottom:4px;margin-bottom:2px">
-  <span style="font-size:1.45em;font-weight:600;color:#0d2f57">{title}</span>
-  <span style="color:#607d8b">build a linkage · watch it move · look inside its equations</span>
-</div>
-"""
+
+def _centre(limits: tuple) -> tuple[float, float]:
+    x0, x1, y0, y1 = limits
+    return 0.5 * (x0 + x1), 0.5 * (y0 + y1)
 
 
 class Studio(widgets.VBox):
@@ -36,42 +42,70 @@ class Studio(widgets.VBox):
 
     Parameters
     ----------
-    model : quivira.bar_joint_model
+    model : quivira.BarJointModel
         The model (shared by all panels).
     backend : {"auto", "ipympl", "static"}
         How figures are shown (ipympl's canvas widget when available, else PNG images).
     title : str
         Shown at the top.
     t_end : float
-        Simulated time span of the player.
+        Simulated time span of the player (s).
     n_frames : int
         Number of frames of the player.
+    workdir : str or WorkFolder, optional
+        Where saves and exports go (default ``quivira-work/`` next to the notebook).
 
     Attributes
     ----------
+    model : quivira.BarJointModel
+        The model (a trait).
+    selection : str
+        The constraint row shown in every panel (a trait; "" for none).
+    presentation : bool
+        Larger fonts for projectors (a trait; the toggle in the title bar).
     editor : ModelEditor
     view : ModelView
     player : MotionPlayer
     inspector : MatrixInspector
+    workdir : WorkFolder
     status : ipywidgets.HTML
-        The status line: counts, and the last thing that happened.
+        The status strip: counts, and the last thing that happened.
     tabs : ipywidgets.Tab
         "Motion" (the player) and "Matrices" (the inspector, refreshed while shown).
     follow : ipywidgets.Checkbox
         Inspect the matrices at the player's frame instead of the initial state.
     """
 
+    model = traitlets.Instance(BarJointModel)
+    selection = traitlets.Unicode("")
+    presentation = traitlets.Bool(False)
+
     def __init__(self, model: BarJointModel, *, backend: str = "auto",
-                 title: str = "Quivira Studio", t_end: float = 2.0,
-                 n_frames: int = 201) -> None:
+                 title: str = "Quivira Studio", t_end: float = 2.0, n_frames: int = 201,
+                 workdir: str | WorkFolder | None = None) -> None:
         super().__init__()
         self.model = model
+        if isinstance(workdir, WorkFolder):
+            self.workdir = workdir
+        else:
+            self.workdir = WorkFolder() if workdir is None else WorkFolder(path=str(workdir))
         self.view = ModelView(model, backend=backend)
-        self.editor = ModelEditor(model)
+        self.editor = ModelEditor(model, workdir=self.workdir)
         self.player = MotionPlayer(model, self.view, backend=backend, t_end=t_end,
-                                   n_frames=n_frames)
+                                   n_frames=n_frames, workdir=self.workdir)
         self.inspector = MatrixInspector(model, backend=backend, active=False)
-        self.header = widgets.HTML(_HEADER.format(title=html.escape(title)))
+        self.presentation_toggle = widgets.ToggleButton(
+            value=False, description="presentation", icon="television",
+            tooltip="larger fonts for projectors", layout=widgets.Layout(width="auto"))
+        self.presentation_toggle.add_class("quivira-presentation-toggle")
+        self.header = widgets.HBox(
+            [widgets.HTML(f'<span class="quivira-title">{html.escape(title)}</span> '
+                          '<span class="quivira-tagline">build a linkage · watch it move · '
+                          "look inside its equations</span>",
+                          layout=widgets.Layout(flex="1 1 auto")),
+             self.presentation_toggle],
+            layout=widgets.Layout(align_items="center", flex_flow="row wrap"))
+        self.header.add_class("quivira-header")
         self.status = widgets.HTML()
         self.status.add_class("quivira-status")
         self._last = "ready"
@@ -81,42 +115,66 @@ class Studio(widgets.VBox):
         self.tabs = widgets.Tab(children=[self.player, widgets.VBox([self.follow,
                                                                      self.inspector])],
                                 titles=("Motion", "Matrices M · J · W · λ"), selected_index=0)
-        self.editor.layout = widgets.Layout(width="410px", min_width="360px")
-        self.editor.summary.layout.display = "none"  # the status line shows the counts
-        self.view.layout.margin = "0 0 0 12px"
+        self.editor.layout = widgets.Layout(flex="0 1 372px", min_width="320px",
+                                            max_width="100%")
+        self.editor.summary.layout.display = "none"  # the status strip shows the counts
+        self.view.layout = widgets.Layout(flex="1 1 440px", min_width="0", max_width="640px",
+                                          margin="0 0 0 10px")
         body = widgets.HBox([self.editor, self.view],
-                            layout=widgets.Layout(align_items="flex-start", flex_flow="row wrap"))
-        self.children = [self.header, self.status, body, self.tabs]
+                            layout=widgets.Layout(align_items="flex-start", flex_flow="row wrap",
+                                                  width="100%"))
+        self.children = [style_widget(), self.header, self.status, body, self.tabs]
         self.add_class("quivira-studio")
+        self.add_class("quivira-root")
+        self.layout.max_width = "100%"
+        self._links = [
+            traitlets.link((self, "selection"), (self.player, "selection")),
+            traitlets.link((self, "selection"), (self.inspector, "selection")),
+            traitlets.link((self, "selection"), (self.view, "selection")),
+            traitlets.link((self, "presentation"), (self.presentation_toggle, "value")),
+            traitlets.dlink((self.view, "limits"), (self.editor, "center"), _centre),
+        ]
+        for panel in (self.view, self.player, self.inspector):
+            self._links.append(traitlets.dlink(
+                (self, "presentation"), (panel, "font_scale"),
+                lambda on: PRESENTATION_SCALE if on else 1.0))
+        self.editor.center = _centre(self.view.limits)
+        self.observe(self._on_presentation, names="presentation")
         self.tabs.observe(self._on_tab, names="selected_index")
         self.follow.observe(lambda _: self._on_follow(), names="value")
-        self.player.on_simulated(self._on_simulated)
-        self.player.on_frame(self._on_frame)
+        self.player.observe(self._on_frame, names="frame")
+        self.player.status.observe(self._on_player_status, names="text")
         self.model.observe(self._on_model_change)
         self._update_status()
 
     # ------------------------------------------------------------------ status
     def _update_status(self) -> None:
+        kind = self.player.status.kind if self._last == self.player.status.text else "info"
         self.status.value = (
-            f'<div style="background:#f3f6f9;border-radius:4px;padding:3px 8px;color:#37474f">'
+            '<div class="quivira-status-strip">'
             f'<b class="quivira-status-counts">{html.escape(counts_line(self.model))}</b>'
-            f' &nbsp;—&nbsp; <span class="quivira-status-last">{html.escape(self._last)}'
-            "</span></div>")
+            f' &nbsp;—&nbsp; <span class="quivira-status-last quivira-msg-{kind or "info"}">'
+            f"{html.escape(self._last)}</span></div>")
 
     def _on_model_change(self, what: str) -> None:
-        if getattr(self, "_sim_revision", None) == self.model.revision:
-            # the player has already re-simulated this edit: keep its report
-            self._last += f" after {what}"
+        if self.player.run_revision == self.model.revision and self.player.status.text:
+            # the player has already re-simulated (or failed on) this edit: keep its report
+            self._last = self.player.status.text
         else:
             self._last = f"model changed: {what}"
         self._update_status()
 
-    def _on_simulated(self, traj) -> None:
-        info = self.player.run_info
-        self._last = (f"simulated {traj.t[-1]:.3g} s in {info.get('total_s', 0):.2f} s"
-                      + (" (compiled code reused)" if info.get("reused") else ""))
-        self._sim_revision = self.model.revision
-        self._update_status()
+    def _on_player_status(self, change) -> None:
+        kind = self.player.status.kind
+        if kind in ("ok", "warning", "error") or self._last.startswith("model changed"):
+            self._last = change["new"]
+            self._update_status()
+
+    def _on_presentation(self, change) -> None:
+        if change["new"]:
+            self.add_class("quivira-presentation")
+        else:
+            self.remove_class("quivira-presentation")
 
     # ------------------------------------------------------------------ tabs, follow
     def _on_tab(self, change) -> None:
@@ -124,20 +182,21 @@ class Studio(widgets.VBox):
 
     def _on_follow(self) -> None:
         if self.follow.value and self.player.trajectory is not None:
-            self._on_frame(self.player.frame, None, None)
+            self._on_frame(None)
         elif not self.follow.value:
             self.inspector.set_state(None)
 
-    def _on_frame(self, k: int, t, state) -> None:
-        if not self.follow.value or self.player.trajectory is None:
-            return
+    def _on_frame(self, change) -> None:
         tr = self.player.trajectory
-        self.inspector.set_state(state if state is not None else tr.states[k],
-                                 f"frame {k}, t = {tr.t[k]:.3f} s")
+        if not self.follow.value or tr is None:
+            return
+        k = int(min(max(self.player.frame, 0), tr.n_points - 1))
+        self.inspector.set_state(tr.states[k], f"frame {k}, t = {tr.t[k]:.3f} s")
 
     # ------------------------------------------------------------------ life cycle
     def set_model(self, model: BarJointModel) -> None:
-        """Work on another model (e.g. one loaded from a file) in every panel."""
+        """Work on another model object in every panel (to load a file into the same
+        object, use ``model.replace_with``, which the editor's Load does)."""
         if model is self.model:
             return
         self.model.unobserve(self._on_model_change)
@@ -152,7 +211,13 @@ class Studio(widgets.VBox):
 
     def close(self) -> None:
         """Close every panel and release their figures."""
+        if getattr(self, "_closed", False):
+            return
+        self._closed = True
         self.model.unobserve(self._on_model_change)
+        for link in self._links:
+            link.unlink()
+        self._links = []
         for panel in (self.player, self.inspector, self.editor, self.view):
             panel.close()
         close_tree(self)

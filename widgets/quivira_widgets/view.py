@@ -1,15 +1,21 @@
-"""`ModelView`: the model drawn live — bars, joints, supports, loads, indices.
+"""`ModelView`: the model drawn live — bars, joints, supports, loads, indices, forces.
 
-The view observes the model and redraws in place after every change. It can also draw any
-state of a trajectory (:meth:`ModelView.show_state`) and a displaced shape such as a vibration
-mode (:meth:`ModelView.show_mode`). Every artist is made once and updated with ``set_data``
-/ ``set_offsets``; only the moving layer is redrawn (see :mod:`quivira_widgets._figure`).
+The view observes the model and redraws in place after every change. Its state is in traits:
+``trajectory`` and ``frame`` (a motion and the frame of it to draw: the player links its own to
+them), ``selection`` (a constraint row, e.g. ``"joint 0 · bar 1 · x"``: the force of that
+joint or support on the bar is drawn as a green arrow, from the trajectory at the frame, or at
+the initial state from ``model.matrices()``) and ``limits`` (the drawn region, read by the
+editor to place new bars). It can also draw any state (:meth:`ModelView.show_state`) and a
+displaced shape such as a vibration mode (:meth:`ModelView.show_mode`). Every artist is made
+once and updated with ``set_data`` / ``set_offsets``; only the moving layer is redrawn (see
+:mod:`quivira_widgets._figure`). Axes are in metres.
 
 Symbols: bars are thick blue lines with their index at the centre, joints white circles, a
 pinned support a filled triangle on a ground line, a roller a triangle on wheels (rail
 horizontal when free in x, vertical when free in y), a point load a red arrow (length
 proportional to the force, the largest drawn at a quarter of the model size) and a torque a
-purple arc, counter-clockwise for a positive torque.
+purple arc, counter-clockwise for a positive torque; the selected constraint force a green
+arrow with its magnitude in newtons.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ from collections.abc import Sequence
 
 import ipywidgets as widgets
 import numpy as np
+import traitlets
 from matplotlib.collections import LineCollection, PathCollection
 from matplotlib.font_manager import FontProperties
 from matplotlib.lines import Line2D
@@ -29,11 +36,14 @@ from matplotlib.textpath import TextPath
 from matplotlib.ticker import MaxNLocator
 from matplotlib.transforms import Affine2D, IdentityTransform
 
-from quivira import BarJointModel
+from quivira import BarJointModel, Trajectory
 
+from . import _constraints as cons
 from . import _geometry as geo
 from ._figure import FigurePane
+from ._guard import report
 from ._messages import Message
+from ._theme import style_widget
 from ._widgets import close_tree
 
 BAR_COLOR = "#1f5fa8"
@@ -43,6 +53,7 @@ FORCE_COLOR = "#d32f2f"
 TORQUE_COLOR = "#8e24aa"
 MODE_COLOR = "#ef6c00"
 INDEX_COLOR = "#0d2f57"
+REACTION_COLOR = "#00897b"
 AUTO_INDEX_LIMIT = 30  # show indices automatically up to this many bars
 AUTO_JOINT_INDEX_LIMIT = 16  # joint indices too, up to this many joints
 
@@ -95,11 +106,11 @@ def _labels(texts: list[str], size: float, color: str, zorder: float,
 
 
 class ModelView(widgets.VBox):
-    """The model drawn live; also draws trajectory states and mode shapes.
+    """The model drawn live; also draws trajectory frames, forces and mode shapes.
 
     Parameters
     ----------
-    model : quivira.bar_joint_model
+    model : quivira.BarJointModel
         The model to draw (observed: every change redraws the view).
     backend : {"auto", "ipympl", "static"}
         ipympl's canvas widget, or PNG images (see :mod:`quivira_widgets._figure`).
@@ -110,10 +121,22 @@ class ModelView(widgets.VBox):
 
     Attributes
     ----------
+    model : quivira.BarJointModel
+        The model drawn (a trait).
+    trajectory : quivira.Trajectory or None
+        The motion whose ``frame`` is drawn (a trait; None: the initial pose).
+    frame : int
+        The frame of ``trajectory`` drawn (a trait).
+    selection : str
+        A constraint row label; its joint's or support's force is drawn (a trait; "" none).
+    limits : tuple of float
+        ``(xmin, xmax, ymin, ymax)`` drawn now, in m (a trait, read-only in use).
+    font_scale : float
+        Text size factor (a trait; the Studio's presentation mode sets it).
     figure : matplotlib.figure.Figure
         The view's own figure (reused for every drawing).
     ax : matplotlib.axes.Axes
-        Its axes (equal aspect).
+        Its axes (equal scaling, in m).
     bar_lines : list of matplotlib.lines.Line2D
         One line per bar, from its ``s = -0.5`` end to its ``s = +0.5`` end.
     joint_markers, pin_markers, roller_x_markers, roller_y_markers : Line2D
@@ -122,6 +145,10 @@ class ModelView(widgets.VBox):
         Arcs of the applied torques.
     force_arrows : matplotlib.quiver.Quiver or None
         Arrows of the point loads (None without loads).
+    reaction_arrow : matplotlib.quiver.Quiver
+        The force of the selected constraint (hidden without a selection).
+    reaction : tuple or None
+        ``(label, point, force)`` of the arrow drawn (None when none is drawn).
     bar_labels, joint_labels : matplotlib.collections.PathCollection or None
         Bar indices at the bar centres (offset across the bar) and joint indices beside the
         joints (up to 16 joints), each one collection; None while indices are hidden.
@@ -130,10 +157,18 @@ class ModelView(widgets.VBox):
     q : numpy.ndarray
         The coordinates drawn now.
     source : str
-        ``"model"`` (initial pose), ``"state"`` (:meth:`show_state`).
+        ``"model"`` (initial pose), ``"state"`` (a trajectory frame or :meth:`show_state`).
     message : Message
         Notes about what cannot be drawn (bars without a pose).
     """
+
+    model = traitlets.Instance(BarJointModel)
+    trajectory = traitlets.Instance(Trajectory, allow_none=True)
+    frame = traitlets.Int(0)
+    selection = traitlets.Unicode("")
+    limits = traitlets.Tuple(traitlets.Float(), traitlets.Float(), traitlets.Float(),
+                             traitlets.Float(), default_value=(-1.0, 1.0, -1.0, 1.0))
+    font_scale = traitlets.Float(1.0)
 
     def __init__(self, model: BarJointModel, *, backend: str = "auto",
                  figsize: tuple[float, float] = (6.2, 4.6), dpi: float = 100,
@@ -149,34 +184,54 @@ class ModelView(widgets.VBox):
         self._fixed_limits: tuple[float, float, float, float] | None = None
         self._mode: np.ndarray | None = None
         self._force_scale = 1.0
+        self._state_cache: tuple | None = None
         self.q = np.zeros(0)
         self.source = "model"
         self.time: float | None = None
+        self.reaction: tuple | None = None
+        self._arrow_scale = 0.0
         self.message = Message()
         self._build_axes()
         self.indices_toggle = widgets.ToggleButton(
             value=bool(show_indices) if show_indices != "auto" else True,
-            description="indices", icon="hashtag", tooltip="show bar and joint indices",
+            description="indices", icon="hashtag", tooltip="show bar and joint numbers",
             layout=widgets.Layout(width="90px"))
         self.fit_button = widgets.Button(description="fit", icon="expand",
                                          tooltip="fit the drawing to the model",
                                          layout=widgets.Layout(width="70px"))
-        self.indices_toggle.observe(self._on_indices, names="value")
-        self.fit_button.on_click(lambda _: self.fit())
-        self.children = [self.pane.widget,
+        self.indices_toggle.observe(self._guarded(self._on_indices), names="value")
+        self.fit_button.on_click(self._guarded(lambda _: self.fit()))
+        self.children = [style_widget(), self.pane.widget,
                          widgets.HBox([self.indices_toggle, self.fit_button,
-                                       self.message.widget])]
+                                       self.message.widget],
+                                      layout=widgets.Layout(flex_flow="row wrap"))]
         self.add_class("quivira-view")
+        self.add_class("quivira-root")
+        self.layout.min_width = "0"
+        self.observe(self._guarded(self._on_motion), names=["trajectory", "frame"])
+        self.observe(self._guarded(self._on_selection), names="selection")
+        self.observe(self._guarded(self._on_font_scale), names="font_scale")
         self.model.observe(self._on_model_change)
         self.refresh()
 
+    def _guarded(self, fn):
+        def run(*args):
+            try:
+                return fn(*args)
+            except (Exception, KeyboardInterrupt) as exc:  # noqa: BLE001 - shown
+                report(exc, self.message.error, f"ModelView.{fn.__name__}")
+                return None
+        return run
+
     # ------------------------------------------------------------------ construction
     def _build_axes(self) -> None:
-        ax = self.ax = self.figure.add_axes((0.08, 0.07, 0.9, 0.9))
+        ax = self.ax = self.figure.add_axes((0.1, 0.1, 0.88, 0.88))
         ax.set_aspect("auto")  # equal scaling is kept by _apply_limits (see _fit_box)
         ax.grid(True, color="#e3e8ee", lw=0.8)
         ax.set_axisbelow(True)
-        ax.tick_params(labelsize=8, colors="#607d8b", length=3)
+        ax.tick_params(labelsize=8, colors="#546e7a", length=3)
+        ax.set_xlabel("x [m]", fontsize=8.5, color="#455a64", labelpad=1)
+        ax.set_ylabel("y [m]", fontsize=8.5, color="#455a64", labelpad=1)
         for sp in ax.spines.values():
             sp.set_color("#cfd8dc")
         ax.xaxis.set_major_locator(MaxNLocator(6))
@@ -195,6 +250,10 @@ class ModelView(widgets.VBox):
                                         mec=SUPPORT_COLOR, mew=1.4, zorder=3)[0]
         self.torque_arcs = ax.plot([], [], color=TORQUE_COLOR, lw=1.8, zorder=7)[0]
         self.force_arrows = None
+        self.reaction_arrow = ax.quiver([0.0], [0.0], [0.0], [0.0], angles="xy",
+                                        scale_units="xy", scale=1.0, color=REACTION_COLOR,
+                                        width=0.009, zorder=9)
+        self.reaction_arrow.set_visible(False)
         self.mode_lines = LineCollection([], colors=MODE_COLOR, linewidths=3, linestyles="--",
                                          zorder=5, alpha=0.9)
         ax.add_collection(self.mode_lines)
@@ -206,10 +265,17 @@ class ModelView(widgets.VBox):
                                         offsets=[(0.015, 0.955)],
                                         offset_transform=ax.transAxes)
         ax.add_collection(self.info_text, autolim=False)
+        self.reaction_text = PathCollection([_label_path(" ", align="left")], sizes=[9.5 ** 2],
+                                            facecolors=REACTION_COLOR, edgecolors="none",
+                                            zorder=9, transform=IdentityTransform(),
+                                            offsets=[(0.015, 0.9)],
+                                            offset_transform=ax.transAxes)
+        ax.add_collection(self.reaction_text, autolim=False)
         self.info = ""
+        self._reaction_info = ""
         self.pane.animate(self.joint_markers, self.pin_markers, self.roller_x_markers,
                           self.roller_y_markers, self.torque_arcs, self.mode_lines,
-                          self.info_text)
+                          self.info_text, self.reaction_arrow, self.reaction_text)
 
     def _ensure_bar_artists(self, n: int) -> None:
         while len(self.bar_lines) < n:
@@ -227,9 +293,10 @@ class ModelView(widgets.VBox):
         if self._label_texts == (tuple(bar_texts), tuple(joint_texts)):
             return
         self._label_texts = (tuple(bar_texts), tuple(joint_texts))
+        k = self.font_scale
         for attr, texts, size, color, bold in (
-                ("bar_labels", bar_texts, 11.0, INDEX_COLOR, True),
-                ("joint_labels", joint_texts, 9.0, "#78909c", False)):
+                ("bar_labels", bar_texts, 11.0 * k, INDEX_COLOR, True),
+                ("joint_labels", joint_texts, 9.0 * k, "#78909c", False)):
             old = getattr(self, attr)
             if old is not None:
                 self.pane.forget(old)
@@ -286,6 +353,7 @@ class ModelView(widgets.VBox):
             self.message.clear()
         self.source = "model"
         self.time = None
+        self._state_cache = None
         self._draw(snap.q0)
 
     def show_state(self, state: Sequence[float], t: float | None = None,
@@ -345,6 +413,92 @@ class ModelView(widgets.VBox):
     def mode_visible(self) -> bool:
         """Whether a mode shape is drawn."""
         return self._mode is not None
+
+    # ------------------------------------------------------------------ traits
+    def _on_motion(self, change) -> None:
+        tr = self.trajectory
+        n = self._snap.n_bars
+        usable = tr is not None and tr.n_points > 0 and tr.q.shape[1] == 3 * n
+        if change["name"] == "trajectory":
+            if not usable:
+                self._fixed_limits = None
+                self.source, self.time = "model", None
+                self._draw(self._snap.q0, refit=True)
+                return
+            ends = geo.bar_ends(tr.q, self._snap.lengths)
+            sups = self._snap.sup_xy
+            ext = geo.extent(np.concatenate([ends.reshape(-1, 2), sups]))
+            if ext is not None:
+                x0, x1, y0, y1 = ext
+                pad = 0.1 * max(x1 - x0, y1 - y0, 1e-6) + 0.05
+                self._fixed_limits = (x0 - pad, x1 + pad, y0 - pad, y1 + pad)
+        if usable:
+            k = int(min(max(self.frame, 0), tr.n_points - 1))
+            self.source = "state"
+            self.time = float(tr.t[k])
+            self._draw(tr.q[k])
+
+    def redraw_motion(self) -> None:
+        """Draw the current frame of the trajectory again (or the initial pose), fully."""
+        self.pane.redraw()
+        self._on_motion({"name": "frame"})
+        if self.trajectory is None:
+            self.refresh()
+
+    def _on_selection(self, change) -> None:
+        self._draw(self.q)
+
+    def _on_font_scale(self, change) -> None:
+        k = float(change["new"])
+        for pc, size in ((self.info_text, 9.5), (self.reaction_text, 9.5)):
+            pc.set_sizes([(size * k) ** 2])
+        self._label_texts = ((), ())  # remade at the new size
+        self._update_labels()
+        self.pane.set_font_scale(k)
+        self._draw(self.q, refit=True)
+
+    def _reaction_now(self, q: np.ndarray) -> tuple | None:
+        """``(label, point, force)`` of the selected constraint at the drawn state."""
+        if not self.selection:
+            return None
+        target = cons.force_target(self.model, self.selection)
+        if target is None:
+            return None
+        tr = self.trajectory
+        snap = self._snap
+        if (self.source == "state" and tr is not None and tr.q.shape[1] == 3 * snap.n_bars
+                and self.time is not None):
+            k = int(np.argmin(np.abs(tr.t - self.time)))
+            force = cons.force_from_trajectory(tr, target, k)
+        elif self.source == "model":
+            key = (self.model.revision, target)
+            if self._state_cache is None or self._state_cache[0] != key:
+                mats = self.model.matrices()
+                force = cons.force_from_matrices(mats["J"], mats["lambda_mult"],
+                                                 mats["labels"], target)
+                self._state_cache = (key, force)
+            force = self._state_cache[1]
+        else:
+            force = None
+        if force is None or not np.all(np.isfinite(force)):
+            return None
+        point = geo.points_on_bars(q, snap.lengths, np.array([target.bar]),
+                                   np.array([target.s]))[0]
+        return target.label, point, np.asarray(force, dtype=float)
+
+    def _reaction_scale(self, force: np.ndarray) -> float:
+        """Length per newton of the arrow: the element's median force over the motion (or
+        this one) is drawn at 20 % of the model's size; one scale for all frames."""
+        tr = self.trajectory
+        target = cons.force_target(self.model, self.selection)
+        fref = float(np.hypot(*force))
+        if self.source == "state" and tr is not None and target is not None:
+            for r in tr.reactions:
+                if (r.kind, r.index, r.bar) == (target.kind, target.index, target.bar):
+                    mags = np.hypot(r.force[:, 0], r.force[:, 1])
+                    mags = mags[np.isfinite(mags)]
+                    fref = float(np.median(mags)) if mags.size else fref
+        return 0.0 if not fref > 0 else 0.2 * self._model_size(self.q) / fref
 
     def set_limits(self, limits: tuple[float, float, float, float] | None) -> None:
         """Fix the drawn region ``(xmin, xmax, ymin, ymax)`` (None: fit to the drawing)."""
@@ -458,6 +612,13 @@ class ModelView(widgets.VBox):
         self.torque_arcs.set_data(*self._torque_path(at, 0.07 * size))
         if self.bar_labels is not None or self.joint_labels is not None:
             self._place_labels(ends, g["joints"], size)
+        reaction = None
+        if self.selection:
+            try:
+                reaction = self._reaction_now(q)
+            except (TypeError, ValueError, RuntimeError) as exc:
+                self.message.warning(f"no force arrow: {exc}")
+        self._show_reaction(reaction, size)
         if self._mode is not None:
             ghost = geo.bar_ends(q + self._mode, snap.lengths)
             self.mode_lines.set_segments(list(ghost))
@@ -471,6 +632,8 @@ class ModelView(widgets.VBox):
             self.info = info
             self.info_text.set_paths([_label_path(info, align="left")])
         pts = [ends.reshape(-1, 2), sup, tips]
+        if reaction is not None:
+            pts.append(np.array([reaction[1], reaction[1] + reaction[2] * self._arrow_scale]))
         if self._mode is not None:
             pts.append(geo.bar_ends(q + self._mode, snap.lengths).reshape(-1, 2))
         changed = self._apply_limits(np.concatenate(pts), refit)
@@ -480,6 +643,30 @@ class ModelView(widgets.VBox):
             self.pane.redraw()
         else:
             self.pane.update()
+
+    def _show_reaction(self, reaction: tuple | None, size: float) -> None:
+        self.reaction = reaction
+        arrow = self.reaction_arrow
+        if reaction is None:
+            arrow.set_visible(False)
+            text = ""
+            if self.selection:
+                text = f"{self.selection}: no force arrow for this row"
+        else:
+            label, point, force = reaction
+            self._arrow_scale = self._reaction_scale(force)
+            longest = 0.45 * size  # a peak force keeps its direction, not its full length
+            norm = float(np.hypot(*force)) * self._arrow_scale
+            if norm > longest:
+                self._arrow_scale *= longest / norm
+            uv = force * self._arrow_scale
+            arrow.set_offsets([point])
+            arrow.set_UVC([uv[0]], [uv[1]])
+            arrow.set_visible(True)
+            text = f"{label}: |F| = {float(np.hypot(*force)):.4g} N"
+        if text != self._reaction_info:
+            self._reaction_info = text
+            self.reaction_text.set_paths([_label_path(text or " ", align="left")])
 
     def _place_labels(self, ends, joints, size) -> None:
         off = 0.05 * size
@@ -524,6 +711,7 @@ class ModelView(widgets.VBox):
         self._limits = want
         self.ax.set_xlim(want[0], want[1])
         self.ax.set_ylim(want[2], want[3])
+        self.limits = tuple(float(v) for v in want)
         return True
 
     def _fit_box(self, lim: tuple[float, float, float, float]) -> tuple[float, ...]:
@@ -545,8 +733,8 @@ class ModelView(widgets.VBox):
     def _on_model_change(self, what: str) -> None:
         try:
             self.refresh()
-        except Exception as exc:  # an observer must never break the model's edit
-            self.message.error(f"cannot draw the model: {exc}")
+        except Exception as exc:  # noqa: BLE001 - an observer must never break the edit
+            report(exc, self.message.error, "ModelView.refresh")
 
     def set_model(self, model: BarJointModel) -> None:
         """Draw another model from now on (observing it instead of the old one)."""
@@ -555,6 +743,7 @@ class ModelView(widgets.VBox):
         self._mode = None
         self._fixed_limits = None
         self._limits = None
+        self.trajectory = None
         model.observe(self._on_model_change)
         self.refresh()
 

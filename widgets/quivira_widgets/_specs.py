@@ -1,0 +1,51 @@
+"""What each field of the panels accepts: units, limits that keep a run within budget, warnings.
+
+The hard limits are the Studio's budget for an interactive run on a laptop: a simulated time
+of at most :data:`MAX_T_END` seconds and at most :data:`MAX_FRAMES` output frames (beyond, a
+run can take minutes or gigabytes), lengths, masses, positions and loads within ranges where a
+run of a few seconds stays fast and accurate. Values inside the hard limits but far from the
+usual (``g < 0``, a 10⁷ N load) are accepted with a warning.
+"""
+
+from __future__ import annotations
+
+from ._fields import NumberSpec
+
+#: longest simulated time the Studio accepts (s)
+MAX_T_END = 1e4
+#: most output frames the Studio accepts
+MAX_FRAMES = 100_000
+#: largest example size (bars of a chain, cells of a scissor lattice)
+MAX_EXAMPLE_N = 40
+
+_SIZE = "larger models are slow or inaccurate to simulate"
+
+COORD_X = NumberSpec("x", "m", lo=-1e6, hi=1e6, warn_lo=-1e4, warn_hi=1e4, why=_SIZE)
+COORD_Y = NumberSpec("y", "m", lo=-1e6, hi=1e6, warn_lo=-1e4, warn_hi=1e4, why=_SIZE)
+ANGLE = NumberSpec("θ", "°", lo=-1e6, hi=1e6, why="give an angle in degrees")
+LENGTH = NumberSpec("length", "m", positive=True, lo=1e-6, hi=1e6, warn_lo=1e-3, warn_hi=1e4,
+                    why=_SIZE)
+MASS = NumberSpec("mass", "kg", positive=True, lo=1e-6, hi=1e9, warn_lo=1e-3, warn_hi=1e6,
+                  why="such masses make the equations badly scaled")
+POINT_S = NumberSpec("point s", "", lo=-0.5, hi=0.5,
+                     expected="a number from -0.5 (start) to 0.5 (end of the bar)")
+FORCE_X = NumberSpec("fx", "N", lo=-1e9, hi=1e9, warn_lo=-1e6, warn_hi=1e6,
+                     why="such loads make the motion too fast to integrate in the budget")
+FORCE_Y = NumberSpec("fy", "N", lo=-1e9, hi=1e9, warn_lo=-1e6, warn_hi=1e6,
+                     why="such loads make the motion too fast to integrate in the budget")
+TORQUE = NumberSpec("torque", "N·m", lo=-1e9, hi=1e9, warn_lo=-1e6, warn_hi=1e6,
+                    why="such loads make the motion too fast to integrate in the budget")
+GRAVITY = NumberSpec("g", "m/s²", lo=-1e3, hi=1e3, warn_lo=0.0, warn_hi=100.0,
+                     warn_below="g < 0: gravity points up (+y); is that what you want?",
+                     warn_above="g above 100 m/s²: far stronger than on any planet",
+                     why="stronger gravity makes the motion too fast to integrate")
+TIME = NumberSpec("time", "s", positive=True, hi=MAX_T_END, warn_hi=300.0,
+                  warn_above="a long run: it may take a while (interrupt the kernel to stop it)",
+                  why="the Studio's simulation budget")
+FRAMES = NumberSpec("frames", "", integer=True, lo=2, hi=MAX_FRAMES, warn_hi=20_000,
+                    expected=f"a whole number from 2 to {MAX_FRAMES}",
+                    warn_above="many frames: drawing and exporting get slow",
+                    why="the Studio's output budget")
+EXAMPLE_N = NumberSpec("n", "", integer=True, lo=1, hi=MAX_EXAMPLE_N,
+                       expected=f"a whole number from 1 to {MAX_EXAMPLE_N}",
+                       why="larger examples take long to compile")
