@@ -40,6 +40,11 @@ def every_kind_model() -> qv.BarJointModel:
     m.add_knife_edge(1, 0.3, name="skate")
     m.add_external_force(1, 0.5, 2.0, -1.0, torque=0.3)
     m.set_init_bar_velocities(2, 0.2, 0.0, 0.0)
+    m.add_spring_damper(1, 0.5, None, ground_point=(1.5, -1.5), k=20.0, c=0.4)
+    m.add_torsional_spring(0, 1, 6.0, c=0.1, preload=0.2)
+    A = m.add_parameter("A", 0.7)
+    m.add_torque_actuator(1, A * hy.sin(3.0 * hy.time), bar_a=0, name="motor")
+    m.add_force_actuator(2, 0.5, 0.0, -0.5 * A, frame="bar", name="push")
     return m
 
 

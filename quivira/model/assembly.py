@@ -156,9 +156,23 @@ class BarAssembly:
     collected: Collected
     #: :math:`F(q, t)` per row (0 for velocity rows)
     position_residual: list
-    #: kinetic and potential energy (gravity and conservative loads)
+    #: kinetic energy, gravity potential and the potential of the conservative loads
     kinetic: hy.expression
-    potential: hy.expression
+    gravity: hy.expression
+    load_potential: hy.expression
+    #: power supplied by drives and dissipated by dampers
+    power_in: hy.expression
+    dissipation: hy.expression
+    #: per load (by name): the power of its force; per elastic load: its energy
+    load_power: dict
+    elastic: dict
+    #: per load (by name): its force outputs ``[(label, expression), ...]``
+    load_forces: dict
+
+    @property
+    def potential(self) -> hy.expression:
+        """Gravity plus the potential of the conservative loads."""
+        return self.gravity + self.load_potential
 
 
 def assemble_bar_model(data: ModelData, solver="ordered") -> BarAssembly:
@@ -200,7 +214,13 @@ def assemble_bar_model(data: ModelData, solver="ordered") -> BarAssembly:
     # --- applied accelerations qdd_a = -g e_y + M^-1 f, f the loads' generalized forces
     # (gravity is -g exactly, so that it cancels exactly where two bars' rows meet)
     inv_M = [mo.constant(1.0, p) for p in col.inv_mass_params]
-    f = col.Q
+
+    def terms_poly(terms) -> mo.Poly:
+        """A sum of polys and opaque heyoka expressions as one poly."""
+        return mo.add(*(mo.monomial((atoms.name_of(t),), 1.0) if is_expression(t) else t
+                        for t in terms))
+
+    f = [terms_poly(terms) for terms in col.Q]
     qdd_a = [mo.mul(inv_M[j], f[j]) for j in range(n)]
     for i in range(n_bars):
         qdd_a[3 * i + 1] = mo.add(qdd_a[3 * i + 1], mo.constant(-1.0, index[("g",)]))
@@ -273,5 +293,15 @@ def assemble_bar_model(data: ModelData, solver="ordered") -> BarAssembly:
         velocity_residual=[expr(r.v) for r in rows], n_holonomic=n_hol,
         W_shift={k: as_expression(expr(p)) for k, p in enumerate(col.shifts) if p is not None})
     F = [as_expression(0.0 if r.F is None else expr(r.F)) for r in rows]
-    return BarAssembly(parts, coefs, col, F, as_expression(expr(col.kinetic)),
-                       as_expression(expr(col.potential)))
+
+    def terms_expr(terms):
+        return as_expression(expr(terms_poly(terms)))
+
+    return BarAssembly(
+        parts, coefs, col, F, kinetic=as_expression(expr(col.kinetic)),
+        gravity=as_expression(expr(col.gravity)), load_potential=terms_expr(col.load_potential),
+        power_in=terms_expr(col.power_in), dissipation=terms_expr(col.dissipation),
+        load_power={k: terms_expr(v) for k, v in col.load_power.items()},
+        elastic={k: terms_expr(v) for k, v in col.elastic.items()},
+        load_forces={k: [(label, terms_expr(t)) for label, t in v]
+                     for k, v in col.load_forces.items()})

@@ -170,18 +170,24 @@ def compile_system(data: ModelData, tol: float | None, options: dict,
     asm = assemble_bar_model(data, solver)
     parts = asm.parts
     sys = ode_system(parts)
+    if asm.collected.ledger:  # the energy ledger: work in and energy dissipated, integrated
+        sys += [(WORK, asm.power_in), (DISSIPATED, asm.dissipation)]
     n, m = len(parts.q), len(parts.lambda_mult)
     t1 = time.perf_counter()
     kwargs = dict(options)
     if tol is not None:
         kwargs["tol"] = tol
-    ta = hy.taylor_adaptive(sys, [0.0] * (2 * n), **kwargs)  # pars: those the ODE uses
+    ta = hy.taylor_adaptive(sys, [0.0] * len(sys), **kwargs)  # pars: those the ODE uses
     t2 = time.perf_counter()
     pattern = [(k, j) for k, row in enumerate(parts.J_rows) for j in row]
-    # one compiled function for all outputs: [T, V, F (m), v (m), J entries (pattern)]
-    out_exprs = [asm.kinetic, asm.potential] + list(asm.position_residual)
+    # one compiled function for all outputs: [T, V_gravity, V_loads, P_in, P_d, F (m), v (m),
+    # J entries (pattern), power of each load, energy of each elastic load]
+    out_exprs = [asm.kinetic, asm.gravity, asm.load_potential, asm.power_in, asm.dissipation]
+    out_exprs += list(asm.position_residual)
     out_exprs += [as_expression(x) for x in parts.velocity_residual]
     out_exprs += [as_expression(parts.J_rows[k][j]) for k, j in pattern]
+    out_exprs += list(asm.load_power.values()) + list(asm.elastic.values())
+    out_exprs += [e for outs in asm.load_forces.values() for _, e in outs]
     cf_opts = {k: options[k] for k in ("compact_mode", "opt_level") if k in options}
     cf_opts["batch_size"] = 1  # one scalar kernel: half the compile time of the SIMD pair
     outputs = hy.cfunc(out_exprs, vars=[*parts.q, *parts.qd], **cf_opts)
@@ -189,6 +195,12 @@ def compile_system(data: ModelData, tol: float | None, options: dict,
     timings = {"build_s": t1 - t0, "compile_integrator_s": t2 - t1, "compile_outputs_s": t3 - t2}
     return CompiledSystem(asm, parts, ta, outputs, pattern, n, m, parts.n_holonomic,
                           tol, dict(options), asm.coefficients, timings, cf_opts)
+
+
+#: the ledger's extra state variables: work supplied and energy dissipated since t = 0
+WORK, DISSIPATED = hy.make_vars("quivira_work", "quivira_dissipated")
+#: number of energy/power outputs before the residuals in the outputs function
+N_ENERGY = 5
 
 
 def _time_kw(cf, t):
@@ -205,11 +217,11 @@ def evaluate_geometry(cs: CompiledSystem, q: np.ndarray, pars: np.ndarray, t: fl
     x = np.concatenate([np.asarray(q, dtype=float),
                         np.zeros(cs.n) if qd is None else np.asarray(qd, dtype=float)])
     vals = cs.outputs(x, pars=pars[: cs.outputs.nparams], **_time_kw(cs.outputs, t))
-    m = cs.m
-    F = vals[2 : m + 2].copy()
+    m, o = cs.m, N_ENERGY
+    F = vals[o : m + o].copy()
     J = np.zeros((m, cs.n))
     rows, cols = zip(*cs.J_pattern) if cs.J_pattern else ((), ())
-    J[list(rows), list(cols)] = vals[2 * m + 2 :]
+    J[list(rows), list(cols)] = vals[2 * m + o : 2 * m + o + len(cs.J_pattern)]
     return F, J
 
 
@@ -229,13 +241,28 @@ def evaluate_outputs(cs: CompiledSystem, states: np.ndarray, pars: np.ndarray,
                      t: np.ndarray | float = 0.0) -> dict:
     """Energies and residuals on ``states`` ``(n_points, 2n)`` at times ``t``, in one batch
     call of a compiled function."""
-    m = cs.m
-    vals = _batch(cs.outputs, states, pars, t)
+    m, o = cs.m, N_ENERGY
+    vals = _batch(cs.outputs, states[:, : 2 * cs.n], pars, t)
+    k = 2 * m + o + len(cs.J_pattern)
+    names_p = list(cs.assembly.load_power)
+    names_e = list(cs.assembly.elastic)
+    forces, col = {}, k + len(names_p) + len(names_e)
+    for nm, outs in cs.assembly.load_forces.items():
+        block = vals[:, col:col + len(outs)]
+        forces[nm] = block[:, 0] if len(outs) == 1 else block
+        col += len(outs)
     return {
         "kinetic_energy": vals[:, 0],
-        "potential_energy": vals[:, 1],
-        "position_residual": vals[:, 2 : m + 2],
-        "velocity_residual": vals[:, m + 2 : 2 * m + 2],
+        "gravity_energy": vals[:, 1],
+        "load_potential": vals[:, 2],
+        "potential_energy": vals[:, 1] + vals[:, 2],
+        "power_in": vals[:, 3],
+        "dissipation": vals[:, 4],
+        "position_residual": vals[:, o : m + o],
+        "velocity_residual": vals[:, m + o : 2 * m + o],
+        "load_power": {nm: vals[:, k + i] for i, nm in enumerate(names_p)},
+        "elastic_energy": {nm: vals[:, k + len(names_p) + i] for i, nm in enumerate(names_e)},
+        "load_forces": forces,
     }
 
 
@@ -243,14 +270,14 @@ def evaluate_singularity(cs: CompiledSystem, state: np.ndarray, pars: np.ndarray
                          t: float = 0.0) -> float:
     """:math:`\\min_k d_k/W_{kk}` at one state (1.0 without constraints)."""
     cf = cs.singularity
-    return float(np.min(cf(state, pars=pars[: cf.nparams], **_time_kw(cf, t))))
+    return float(np.min(cf(state[: 2 * cs.n], pars=pars[: cf.nparams], **_time_kw(cf, t))))
 
 
 def evaluate_dynamics(cs: CompiledSystem, states: np.ndarray, pars: np.ndarray,
                       t: np.ndarray | float = 0.0) -> dict:
     """Multipliers, singularity measure and accelerations on ``states``, in one batch call."""
     m = cs.m
-    vals = _batch(cs.dynamics, states, pars, t)
+    vals = _batch(cs.dynamics, states[:, : 2 * cs.n], pars, t)
     sing = vals[:, m : 2 * m]
     return {
         "lambda_mult": vals[:, :m],

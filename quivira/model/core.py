@@ -35,12 +35,18 @@ from .editing import ModelEditor
 from .elements import (
     KINDS,
     CoordinateConstraint,
+    ForceActuator,
     KnifeEdge,
+    Parameter,
     PinJoint,
     PointLoad,
+    SpringDamper,
     Support,
+    TorqueActuator,
+    TorsionalSpring,
     UserConstraint,
 )
+from .elements.actuators import parameter_variable
 from .elements.pin_joint import infer_joints
 from .elements.user import check_rows
 from .linearize import Linearization, Linearizer, Modes
@@ -707,6 +713,247 @@ class bar_joint_model:  # noqa: N801 - API name
             Name, or index among the named constraints.
         """
         kind, pos = self._editor.find_named(constraint)
+        self._editor.remove(kind, pos)
+
+    # ------------------------------------------------------------------ springs, dampers, drives
+    def add_spring_damper(self, bar_a: int, s_a: float, bar_b: int | None, s_b: float = 0.0,
+                          k: float = 0.0, l0: float | None = None, c: float = 0.0, *,
+                          ground_point: Sequence[float] | None = None,
+                          name: str | None = None) -> str:
+        """Add a point-to-point spring-damper (Exudyn ``SpringDamper`` semantics): the force
+        :math:`f = k(\\ell - \\ell_0) + c\\,\\dot\\ell` along the line, tension positive.
+
+        Parameters
+        ----------
+        bar_a : int
+            The bar of the first end.
+        s_a : float
+            Local coordinate of the first end, in [-0.5, 0.5].
+        bar_b : int or None
+            The bar of the second end, or None for a ground point (``ground_point``).
+        s_b : float
+            Local coordinate of the second end on ``bar_b``.
+        k : float
+            Stiffness (N/m), >= 0.
+        l0 : float, optional
+            Rest length (m); default the initial distance of the ends.
+        c : float
+            Damping (N s/m) on the rate of the length, >= 0.
+        ground_point : pair of float, optional
+            The ground end ``(x, y)`` (m) when ``bar_b`` is None.
+        name : str, optional
+            Its name (default ``"spring k"``), for :meth:`set_spring` and
+            :meth:`Trajectory.element_power`.
+
+        Returns
+        -------
+        str
+            The spring's name.
+        """
+        def make(data, pos):
+            nm = self._editor.unique_name(name, f"spring {pos}", data)
+            return SpringDamper.create(bar_a, s_a, bar_b, s_b, ground_point, k, l0, c, nm,
+                                       data.bars)
+
+        pos = self._editor.add(make, SpringDamper)
+        return self._data.of(SpringDamper)[pos].name
+
+    def add_torsional_spring(self, bar_a: int | None, bar_b: int, k: float,
+                             phi0: float | None = None, c: float = 0.0, preload: float = 0.0,
+                             *, name: str | None = None) -> str:
+        """Add a torsional spring-damper on the relative angle :math:`φ = θ_b - θ_a` (Exudyn
+        ``TorsionalSpringDamper`` semantics): :math:`τ = k(φ - φ_0) + c\\dot φ + τ_0` acts with
+        :math:`-τ` on bar b and :math:`+τ` on bar a.
+
+        Parameters
+        ----------
+        bar_a : int or None
+            The first bar, or None for ground (:math:`θ_a = 0`).
+        bar_b : int
+            The second bar.
+        k : float
+            Stiffness (N m/rad), >= 0.
+        phi0 : float, optional
+            Rest angle (rad); default the initial relative angle.
+        c : float
+            Damping (N m s/rad) on the relative angular velocity, >= 0.
+        preload : float
+            Constant torque :math:`τ_0` (N m).
+        name : str, optional
+            Its name (default ``"torsional spring k"``).
+
+        Returns
+        -------
+        str
+            The spring's name.
+        """
+        def make(data, pos):
+            nm = self._editor.unique_name(name, f"torsional spring {pos}", data)
+            return TorsionalSpring.create(bar_a, bar_b, k, phi0, c, preload, nm, data.bars)
+
+        pos = self._editor.add(make, TorsionalSpring)
+        return self._data.of(TorsionalSpring)[pos].name
+
+    def set_spring(self, name: str, **values: float) -> None:
+        """Change values of a spring-damper (``k``, ``l0``, ``c``) or a torsional spring
+        (``k``, ``phi0``, ``c``, ``preload``); no recompiling.
+
+        Parameters
+        ----------
+        name : str
+            The spring's name.
+        **values : float
+            The new values (N/m, m, N s/m; N m/rad, rad, N m s/rad, N m).
+        """
+        kind, pos = self._editor.find_name(name, "spring")
+        if kind not in (SpringDamper, TorsionalSpring):
+            raise ValueError(f"{name!r} is a {kind.title}, not a spring")
+        allowed = ("k", "l0", "c") if kind is SpringDamper else ("k", "phi0", "c", "preload")
+        unknown = sorted(set(values) - set(allowed))
+        if unknown:
+            raise ValueError(f"set_spring: unknown values {unknown} for a {kind.title}; "
+                             f"allowed: {allowed}")
+        self._editor.replace(kind, pos, lambda data, old, k: old.with_values(**values))
+
+    def parameter(self, name: str) -> hy.expression:
+        """The named runtime parameter ``name`` as a heyoka expression, for actuator laws
+        (e.g. ``A = model.parameter("A"); model.add_torque_actuator(0, A * hy.sin(hy.time))``).
+
+        Parameters
+        ----------
+        name : str
+            A parameter added with :meth:`add_parameter`.
+        """
+        kind, _ = self._editor.find_name(name, "parameter")
+        if kind is not Parameter:
+            raise ValueError(f"{name!r} is a {kind.title}, not a parameter")
+        return hy.expression(parameter_variable(name))
+
+    def add_parameter(self, name: str, value: float) -> hy.expression:
+        """Add a named runtime parameter (edited with :meth:`set_parameter` without
+        recompiling); returns it as an expression (see :meth:`parameter`).
+
+        Parameters
+        ----------
+        name : str
+            Letters, digits and ``_``, not starting with a digit.
+        value : float
+            Its value (in the units the laws give it).
+        """
+        self._editor.add(lambda data, pos: Parameter.create(name, value, data.all_names()),
+                         Parameter)
+        return self.parameter(name)
+
+    def set_parameter(self, name: str, value: float) -> None:
+        """Change a named parameter's value (no recompiling).
+
+        Parameters
+        ----------
+        name : str
+            The parameter.
+        value : float
+            Its new value.
+        """
+        kind, pos = self._editor.find_name(name, "parameter")
+        if kind is not Parameter:
+            raise ValueError(f"{name!r} is a {kind.title}, not a parameter")
+        self._editor.replace(kind, pos, lambda data, old, k: Parameter.create(
+            old.name, value, set()))
+
+    @property
+    def parameters(self) -> dict[str, float]:
+        """The named parameters and their values."""
+        return {p.name: p.value for p in self._data.of(Parameter)}
+
+    def _parameter_names(self, data) -> list[str]:
+        return [p.name for p in data.of(Parameter)]
+
+    def add_force_actuator(self, bar_index: int, s: float, fx: Any, fy: Any, *,
+                           frame: str = "ground", name: str | None = None) -> str:
+        """Add a force on a bar point whose components are laws (numbers or heyoka
+        expressions of ``hy.time``, coordinates, velocities and :meth:`parameter`).
+
+        Parameters
+        ----------
+        bar_index : int
+            The bar.
+        s : float
+            Local coordinate of the point, in [-0.5, 0.5].
+        fx, fy : float or heyoka.expression
+            Components (N): along x and y (``frame="ground"``) or along and across the bar
+            (``frame="bar"``).
+        frame : {"ground", "bar"}
+            The frame of the components.
+        name : str, optional
+            Its name (default ``"force actuator k"``).
+
+        Returns
+        -------
+        str
+            Its name.
+        """
+        def make(data, pos):
+            nm = self._editor.unique_name(name, f"force actuator {pos}", data)
+            return ForceActuator.create(bar_index, s, fx, fy, frame, nm, len(data.bars),
+                                        self._parameter_names(data))
+
+        pos = self._editor.add(make, ForceActuator)
+        return self._data.of(ForceActuator)[pos].name
+
+    def add_torque_actuator(self, bar_index: int, torque: Any, *, bar_a: int | None = None,
+                            name: str | None = None) -> str:
+        """Add a torque on a bar (and its reaction :math:`-τ` on ``bar_a``, if given) whose
+        value is a law (a number or a heyoka expression, e.g. a motor ``A*hy.sin(w*hy.time)``).
+
+        Parameters
+        ----------
+        bar_index : int
+            The driven bar (receives :math:`+τ`).
+        torque : float or heyoka.expression
+            The law (N m).
+        bar_a : int, optional
+            The bar receiving :math:`-τ` (a torque between two bars).
+        name : str, optional
+            Its name (default ``"torque actuator k"``).
+
+        Returns
+        -------
+        str
+            Its name.
+        """
+        def make(data, pos):
+            nm = self._editor.unique_name(name, f"torque actuator {pos}", data)
+            return TorqueActuator.create(bar_index, torque, bar_a, nm, len(data.bars),
+                                         self._parameter_names(data))
+
+        pos = self._editor.add(make, TorqueActuator)
+        return self._data.of(TorqueActuator)[pos].name
+
+    @property
+    def load_names(self) -> list[str]:
+        """Names of the loads (constant loads ``"force k"``, springs, actuators), as used by
+        :meth:`Trajectory.element_power`."""
+        from .elements import Load
+
+        return [el.label_prefix(pos) for kind, pos, el in self._data.items()
+                if issubclass(kind, Load)]
+
+    def remove_load(self, name: str) -> None:
+        """Remove a named load (spring, damper, actuator) or parameter (not used by a law).
+
+        Parameters
+        ----------
+        name : str
+            Its name.
+        """
+        kind, pos = self._editor.find_name(name, "load")
+        if kind is Parameter:
+            var = parameter_variable(name)
+            users = [el.name for k, _, el in self._data.items()
+                     if k in (ForceActuator, TorqueActuator) and any(
+                         var in hy.get_variables(getattr(el, law)) for law in k.laws)]
+            if users:
+                raise ValueError(f"parameter {name!r} is used by {users}; remove them first")
         self._editor.remove(kind, pos)
 
     # ------------------------------------------------------------------ removing

@@ -109,5 +109,9 @@ class ModelData:
         return np.array([w for b in self.bars for w in (1.0, 1.0, b.length)])
 
     def names(self) -> list[str]:
-        """Names of the named elements, in registry order."""
+        """Names of the named constraints, in registry order."""
         return [e.name for _, _, e in self.named()]
+
+    def all_names(self) -> set[str]:
+        """Every name taken, by constraints, loads and parameters."""
+        return {e.name for k, _, e in self.items() if k.has_name}

@@ -184,7 +184,18 @@ class ModelEditor:
         """``name`` (or ``default``) if no named element has it yet."""
         from .validation import check_name
 
-        return check_name(default if name is None else name, set(data.names()))
+        return check_name(default if name is None else name, data.all_names())
+
+    def find_name(self, name: Any, what: str = "element") -> tuple[type[Element], int]:
+        """The kind and position of the element (constraint, load, parameter) called
+        ``name``."""
+        if not isinstance(name, str):
+            raise TypeError(f"{what}: expected a name (a string), got {name!r}")
+        for kind, pos, el in self.data.items():
+            if kind.has_name and el.name == name:
+                return kind, pos
+        names = sorted(self.data.all_names())
+        raise ValueError(f"no {what} named {name!r}; names are {names}")
 
     def find_named(self, key: Any) -> tuple[type[Element], int]:
         """The kind and position of a named element, by name or by its index among all named

@@ -110,7 +110,7 @@ def from_dict(d: Any) -> tuple[ModelData, float]:
                 where = f"{kind.collection}[{k}]"
                 el = kind.from_dict(item, where, ctx)
                 check_keys(item, tuple(el.to_dict()), where)
-                if kind.named:
+                if kind.has_name:
                     ctx.names.add(el.name)
                 data.of(kind).append(el)
     return data, tol

@@ -390,7 +390,8 @@ class Simulator:
             state0 = self.consistent_start(data, tolerance, cs, pars)
             ta = cs.ta
             ta.time = 0.0
-            ta.state[:] = state0
+            ta.state[:] = 0.0  # the ledger's work and dissipation (if any) start at 0
+            ta.state[: 2 * n] = state0
             ta.pars[:] = pars[: len(ta.pars)]
             monitor = _Monitor(cs, pars, singular_threshold)
             run = _Run(self, data, cs, pars, grid, monitor, projection, max_steps, max_wall_s)
@@ -399,8 +400,7 @@ class Simulator:
             except KeyboardInterrupt:
                 traj = self.trajectory(data, cs, pars, grid[:len(run.rows)], np.array(run.rows))
                 raise SimulationInterrupted(run.last_t, traj) from None
-            traj = self.trajectory(data, cs, pars, grid[:len(run.rows)],
-                                   np.array(run.rows).reshape(-1, 2 * n))
+            traj = self.trajectory(data, cs, pars, grid[:len(run.rows)], np.array(run.rows))
             traj.info.update(steps=run.steps, wall_s=run.wall_s)
             if run.budget is not None:
                 raise BudgetExceededError(run.budget, run.last_t, run.last_state, traj)
@@ -413,14 +413,16 @@ class Simulator:
 
     def trajectory(self, data: ModelData, cs: CompiledSystem, pars: np.ndarray,
                    t: np.ndarray, states: np.ndarray) -> Trajectory:
-        """The :class:`Trajectory` of ``states`` at times ``t``."""
+        """The :class:`Trajectory` of integrator ``states`` at times ``t``."""
         n = 3 * len(data.bars)
-        states = states.reshape(-1, 2 * n)
+        states = np.asarray(states, dtype=float).reshape(len(t), -1)
         o = evaluate_outputs(cs, states, pars, t)
         col = cs.assembly.collected
         q_names, qd_names = coordinate_names(len(data.bars))
+        zeros = np.zeros(len(t))
+        ledger = states.shape[1] > 2 * n
         return Trajectory(
-            t=t, q=states[:, :n].copy(), qd=states[:, n:].copy(),
+            t=t, q=states[:, :n].copy(), qd=states[:, n:2 * n].copy(),
             constraint_labels=list(col.labels),
             kinetic_energy=o["kinetic_energy"], potential_energy=o["potential_energy"],
             position_residual=o["position_residual"], velocity_residual=o["velocity_residual"],
@@ -431,7 +433,13 @@ class Simulator:
             constraint_groups=self.constraint_groups(data, cs),
             reaction_map=[(key, list(terms)) for key, terms in col.reaction_map],
             coordinate_names=q_names, velocity_names=qd_names,
-            dynamics_source=DynamicsSource(cs, data, self.solver, states, pars, t),
+            gravity_energy=o["gravity_energy"], load_potential=o["load_potential"],
+            elastic_energy=o["elastic_energy"],
+            work_in=states[:, 2 * n].copy() if ledger else zeros,
+            dissipated=states[:, 2 * n + 1].copy() if ledger else zeros.copy(),
+            power_in=o["power_in"], power_dissipated=o["dissipation"],
+            load_power=o["load_power"], load_forces=o["load_forces"], nonconservative=ledger,
+            dynamics_source=DynamicsSource(cs, data, self.solver, states[:, :2 * n], pars, t),
         )
 
     # ------------------------------------------------------------------ numbers at a state
@@ -587,7 +595,7 @@ class _Run:
                              t)["velocity_residual"][0]
         qd = geo.project_velocities(s[n:], J, mass_diagonal(data), v)
         ta.state[:n] = q
-        ta.state[n:] = qd
+        ta.state[n:2 * n] = qd
         return np.array(ta.state)
 
 

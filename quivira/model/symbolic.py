@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 
 import heyoka as hy
 
+from .._entries import as_expression, is_zero
 from . import monomials as mo
 from .data import ModelData
 from .elements import KINDS, Constraint, Load, Row, RowContext
@@ -76,9 +77,15 @@ def coordinate_names(n_bars: int) -> tuple[list[str], list[str]]:
     return q, qd
 
 
+#: a sum given as terms, each a :data:`~quivira.model.monomials.Poly` or a heyoka expression
+Terms = list
+
+
 @dataclass
 class Collected:
-    """Rows, loads and energies of a model as monomials (see :func:`collect`)."""
+    """Rows, loads and energies of a model as monomials (see :func:`collect`).
+
+    Sums of load terms are :data:`Terms` (polys and heyoka expressions)."""
 
     #: rows in order: holonomic first, then velocity rows; values are polys or expressions
     rows: list[Row]
@@ -87,11 +94,11 @@ class Collected:
     #: per row: the poly that shifts W_kk (``1 - a`` of a switchable element) or None
     shifts: list
     n_holonomic: int
-    #: per coordinate: the sum of the loads' generalized forces (poly)
+    #: per coordinate: the terms of the loads' generalized forces
     Q: list
-    #: kinetic energy and potential energy (gravity and conservative loads), polys
+    #: kinetic energy and gravity potential, polys
     kinetic: mo.Poly
-    potential: mo.Poly
+    gravity: mo.Poly
     #: the diagonal of M as parameter indices per coordinate (m, m, I per bar)
     mass_params: list[int]
     #: parameter indices of 1/M per coordinate
@@ -102,6 +109,19 @@ class Collected:
     reaction_map: list
     #: ``[(parameter index, "kind index · name"), ...]`` of the loads' input parameters
     inputs: list = field(default_factory=list)
+    #: potential of the conservative loads (elastic ones included)
+    load_potential: Terms = field(default_factory=list)
+    #: per elastic load (by name): its elastic energy
+    elastic: dict = field(default_factory=dict)
+    #: power supplied by drives, and dissipated by dampers
+    power_in: Terms = field(default_factory=list)
+    dissipation: Terms = field(default_factory=list)
+    #: per load (by name): the power of its force, Q · q̇
+    load_power: dict = field(default_factory=dict)
+    #: per load (by name): its own force outputs ``[(label, term), ...]``
+    load_forces: dict = field(default_factory=dict)
+    #: whether the equations carry the integrated work and dissipation (extra states)
+    ledger: bool = False
 
     @property
     def labels(self) -> list[str]:
@@ -109,18 +129,27 @@ class Collected:
         return [r.label for r in self.rows]
 
 
-def collect(data: ModelData, index: dict[tuple, int]) -> Collected:
+def _as_terms(x) -> Terms:
+    if x is None or (isinstance(x, dict) and not x):
+        return []
+    return list(x) if isinstance(x, list) else [x]
+
+
+def collect(data: ModelData, index: dict[tuple, int], values: list[float] | None = None
+            ) -> Collected:
     """Ask every body and element for its part of the equations (``index``: parameter key →
-    position in :func:`parameter_layout`)."""
+    position in :func:`parameter_layout`; with ``values``, expressions of elements use the
+    numbers instead of runtime parameters)."""
     n_bars = len(data.bars)
+    qd_vars = [hy.expression(n) for n in coordinate_names(n_bars)[1]]
     hol: list = []
     vel: list = []
-    Q: list[list] = [[] for _ in range(3 * n_bars)]
-    potential: list = []
-    inputs: list = []
+    Q: list[Terms] = [[] for _ in range(3 * n_bars)]
+    extra: dict = {"load_potential": [], "power_in": [], "dissipation": [], "elastic": {},
+                   "load_power": {}, "load_forces": {}, "inputs": [], "ledger": False}
     per_element: list = []
     for kind, pos, el in data.items():
-        ctx = RowContext(index, kind.kind, pos)
+        ctx = RowContext(index, kind.kind, pos, values, n_bars)
         if issubclass(kind, Constraint):
             shift, flag = None, None
             if kind.switchable:
@@ -129,7 +158,7 @@ def collect(data: ModelData, index: dict[tuple, int]) -> Collected:
             mine = []
             for row in el.rows(ctx):
                 if flag is not None:
-                    value = (hy.par[flag] * row.value if is_expression(row.value)
+                    value = (ctx._expr(flag) * row.value if is_expression(row.value)
                              else mo.mul(row.value, mo.constant(1.0, flag)))
                     row = Row(value, row.label, row.bar, row.axis, row.velocity)
                 entry = (row, (kind.kind, pos, row.bar, row.axis), shift)
@@ -137,10 +166,24 @@ def collect(data: ModelData, index: dict[tuple, int]) -> Collected:
                 mine.append(entry)
             per_element.append((kind, pos, el, mine))
         elif issubclass(kind, Load):
+            power: Terms = []
             for j, term in el.generalized_forces(ctx):
                 Q[j].append(term)
-            potential.append(el.potential(ctx))
-            inputs.extend((ctx.par(name), f"{kind.kind} {pos} · {name}") for name in kind.inputs)
+                power.append(term * qd_vars[j] if is_expression(term)
+                             else mo.mul(term, mo.monomial((f"v{j}",), 1.0)))
+            name = el.label_prefix(pos)
+            extra["load_power"][name] = power
+            forces = el.force_outputs(ctx)
+            if forces:
+                extra["load_forces"][name] = [(label, _as_terms(t)) for label, t in forces]
+            V = _as_terms(el.potential(ctx))
+            extra["load_potential"] += V
+            if kind.elastic:
+                extra["elastic"][name] = V
+            extra["power_in"] += _as_terms(el.power_in(ctx))
+            extra["dissipation"] += _as_terms(el.dissipation(ctx))
+            extra["ledger"] |= kind.drives or kind.dissipates
+            extra["inputs"] += [(ctx.par(nm), f"{kind.kind} {pos} · {nm}") for nm in kind.inputs]
     entries = hol + vel
     column = {id(e[0]): k for k, e in enumerate(entries)}
     reactions: dict[tuple, list] = {}
@@ -162,11 +205,9 @@ def collect(data: ModelData, index: dict[tuple, int]) -> Collected:
         weight_params.append(index[("bar", i, "minus_weight")])
     return Collected(
         rows=[e[0] for e in entries], owners=[e[1] for e in entries],
-        shifts=[e[2] for e in entries], n_holonomic=len(hol),
-        Q=[mo.add(*terms) for terms in Q], kinetic=mo.add(*kinetic),
-        potential=mo.add(*gravity, *potential), mass_params=mass_params,
-        inv_mass_params=inv_mass_params, weight_params=weight_params,
-        reaction_map=list(reactions.items()), inputs=inputs)
+        shifts=[e[2] for e in entries], n_holonomic=len(hol), Q=Q, kinetic=mo.add(*kinetic),
+        gravity=mo.add(*gravity), mass_params=mass_params, inv_mass_params=inv_mass_params,
+        weight_params=weight_params, reaction_map=list(reactions.items()), **extra)
 
 
 # ------------------------------------------------------------------------ heyoka expressions
@@ -210,7 +251,7 @@ def build_symbolic(data: ModelData, *, use_pars: bool = True) -> SymbolicModel:
     layout = parameter_layout(data)
     index = {key: k for k, (key, _) in enumerate(layout)}
     values = [v for _, v in layout]
-    col = collect(data, index)
+    col = collect(data, index, None if use_pars else values)
     n = len(data.bars)
     q, qd = variables(n)
     factors: dict[str, hy.expression] = {}
@@ -231,6 +272,11 @@ def build_symbolic(data: ModelData, *, use_pars: bool = True) -> SymbolicModel:
         return hy.expression(v)
 
     def expr(p) -> hy.expression | float:
+        if isinstance(p, list):  # Terms
+            parts = [as_expression(expr(t)) for t in p if is_expression(t) or t]
+            if not parts:
+                return 0.0
+            return parts[0] if len(parts) == 1 else hy.sum(parts)
         if is_expression(p):
             return p
         terms = []
@@ -253,12 +299,10 @@ def build_symbolic(data: ModelData, *, use_pars: bool = True) -> SymbolicModel:
     applied = list(Q)
     for i in range(n):
         w = expr(mo.constant(1.0, col.weight_params[i]))
-        applied[3 * i + 1] = w if not col.Q[3 * i + 1] else Q[3 * i + 1] + w
+        applied[3 * i + 1] = w if is_zero(Q[3 * i + 1]) else Q[3 * i + 1] + w
     kinetic = expr(col.kinetic) if n else hy.expression(0.0)
-    gravity = [mo.monomial((f"q{3 * i + 1}",), 1.0, index[("bar", i, "weight")])
-               for i in range(n)]
-    potential = expr(col.potential) if n else hy.expression(0.0)
-    lagrangian = (hy.expression(kinetic) - expr(mo.add(*gravity))) if n else hy.expression(0.0)
+    potential = expr([col.gravity, *col.load_potential]) if n else hy.expression(0.0)
+    lagrangian = (hy.expression(kinetic) - expr(col.gravity)) if n else hy.expression(0.0)
     return SymbolicModel(
         q=q, qd=qd, lagrangian=lagrangian, F=F, G=G, Q_nc=Q, labels=col.labels,
         kinetic=hy.expression(kinetic), potential=hy.expression(potential), W_shift=W_shift,

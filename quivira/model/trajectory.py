@@ -91,10 +91,29 @@ class Trajectory:
     reaction_map: list = field(default_factory=list)
     coordinate_names: list[str] = field(default_factory=list)
     velocity_names: list[str] = field(default_factory=list)
+    #: the energy ledger (see :meth:`energy_ledger`); zeros where the model has no such part
+    gravity_energy: np.ndarray | None = None
+    load_potential: np.ndarray | None = None
+    elastic_energy: dict = field(default_factory=dict)
+    work_in: np.ndarray | None = None
+    dissipated: np.ndarray | None = None
+    power_in: np.ndarray | None = None
+    power_dissipated: np.ndarray | None = None
+    load_power: dict = field(default_factory=dict)
+    load_forces: dict = field(default_factory=dict)
+    #: whether the model has drives or dampers (the work and dissipation were integrated)
+    nonconservative: bool = False
     #: computes {"lambda_mult", "qdd", "singularity"} on first access (a picklable object)
     dynamics_source: Callable[[], dict] | None = field(default=None, repr=False)
     _dyn: dict | None = field(default=None, init=False, repr=False)
     _reactions: list | None = field(default=None, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        n = self.t.shape[0]
+        for name in ("gravity_energy", "load_potential", "work_in", "dissipated", "power_in",
+                     "power_dissipated"):
+            if getattr(self, name) is None:
+                setattr(self, name, np.zeros(n))
 
     def __getstate__(self) -> dict:
         state = dict(self.__dict__)
@@ -235,14 +254,64 @@ class Trajectory:
         r = self.velocity_residual
         return float(np.max(np.abs(r))) if r.size else 0.0
 
+    def energy_balance(self) -> np.ndarray:
+        """:math:`E(t) - E(0) - W_{in}(t) + D(t)` (J): zero for the exact motion of any model.
+
+        :math:`E = T + V` (gravity, springs and constant loads), :math:`W_{in}` the work
+        supplied by drives and :math:`D` the energy dissipated by dampers since :math:`t = 0`,
+        both integrated with the motion (extra states of the integrator), so the balance is
+        as accurate as the motion itself.
+        """
+        e = self.energy
+        if e.shape[0] == 0:
+            return np.zeros(0)
+        return e - e[0] - self.work_in + self.dissipated
+
+    def energy_ledger(self) -> dict[str, np.ndarray]:
+        """The parts of the energy along the motion (J): ``kinetic``, ``gravity``,
+        ``elastic`` (all springs), ``loads`` (potential of the constant loads), ``work_in``
+        and ``dissipated``; ``E = kinetic + gravity + elastic + loads`` and
+        ``E(t) - E(0) = work_in - dissipated``. Per spring: :attr:`elastic_energy`."""
+        elastic = sum(self.elastic_energy.values(), np.zeros(self.n_points))
+        return {"kinetic": self.kinetic_energy, "gravity": self.gravity_energy,
+                "elastic": elastic, "loads": self.load_potential - elastic,
+                "work_in": self.work_in, "dissipated": self.dissipated}
+
+    def element_power(self, name: str) -> np.ndarray:
+        """Power (W) of the force of one load (spring, damper, actuator, constant load) on the
+        bars, :math:`Q_e \\cdot \\dot q`, by its name (see :attr:`load_power` for the
+        names)."""
+        try:
+            return self.load_power[name]
+        except KeyError:
+            raise KeyError(f"no load named {name!r}; loads are {list(self.load_power)}") from None
+
+    def element_force(self, name: str) -> np.ndarray:
+        """The force of a spring, damper or actuator along the motion: the tension (N) of a
+        spring-damper, the torque (N m) of a torsional spring or a torque actuator, the
+        components ``(Fx, Fy)`` (N, ground frame) of a force actuator."""
+        try:
+            return self.load_forces[name]
+        except KeyError:
+            raise KeyError(f"no spring, damper or actuator named {name!r}; they are "
+                           f"{list(self.load_forces)}") from None
+
     def relative_energy_error(self) -> float:
-        """:math:`\\max_t |E(t) - E(0)| / \\max(|E(0)|, \\max_t T)` (0 for a trajectory of
-        fewer than two points)."""
+        """How well energy is kept, relative to the energy scale (0 for fewer than two points).
+
+        For a conservative model :math:`\\max_t |E(t) - E(0)| / \\max(|E(0)|, \\max_t T)`. For
+        a model with drives or dampers, where :math:`E` itself changes, the error of the
+        energy balance (:meth:`energy_balance`) over
+        :math:`\\max(|E(0)|, \\max_t T, \\max_t |W_{in}|, \\max_t D)`.
+        """
         e = self.energy
         if e.shape[0] < 2:
             return 0.0
         scale = max(abs(e[0]), float(np.max(np.abs(self.kinetic_energy))), 1e-300)
-        return float(np.max(np.abs(e - e[0])) / scale)
+        if self.nonconservative:
+            scale = max(scale, float(np.max(np.abs(self.work_in))),
+                        float(np.max(np.abs(self.dissipated))))
+        return float(np.max(np.abs(self.energy_balance())) / scale)
 
     def multiplier(self, label: str) -> np.ndarray:
         """Column of :attr:`lambda_mult` with the given constraint label."""

@@ -135,7 +135,8 @@ def check_name(value: Any, taken: set | list, what: str = "name") -> str:
     if not value:
         raise ValueError(f"{what} must be a non-empty string, got {value!r}")
     if value in taken:
-        raise ValueError(f"a constraint named {value!r} exists already; choose another name")
+        raise ValueError(f"an element named {value!r} exists already (names of constraints, "
+                         "loads and parameters are unique); choose another name")
     return value
 
 

@@ -11,6 +11,11 @@ class                     module                 what it adds
 :class:`UserConstraint`   ``user``               rows given as heyoka expressions
 :class:`KnifeEdge`        ``knife_edge``         a velocity row (no sideways slip)
 :class:`PointLoad`        ``point_load``         a constant force and torque on a bar
+:class:`SpringDamper`     ``spring_damper``      a spring-damper between two points
+:class:`TorsionalSpring`  ``torsional_spring``   a torsional spring-damper on a relative angle
+:class:`ForceActuator`    ``actuators``          a force given by a law of time and state
+:class:`TorqueActuator`   ``actuators``          a torque given by a law of time and state
+:class:`Parameter`        ``actuators``          a named runtime parameter of the laws
 ========================  =====================  ==========================================
 
 **Adding a kind** = writing one class (a subclass of :class:`~.base.Constraint` or
@@ -27,22 +32,30 @@ model files.
 
 from __future__ import annotations
 
+from .actuators import ForceActuator, Parameter, TorqueActuator
 from .base import Constraint, Element, Load, LoadContext, Row, RowContext
 from .coordinate import CoordinateConstraint
 from .knife_edge import KnifeEdge
 from .pin_joint import PinJoint
 from .point_load import PointLoad
+from .spring_damper import SpringDamper
 from .support import Support
+from .torsional_spring import TorsionalSpring
 from .user import UserConstraint
 
 #: the registered element kinds, in row / parameter / file order
 KINDS: tuple[type[Element], ...] = (
+    Parameter,
     PinJoint,
     Support,
     CoordinateConstraint,
     UserConstraint,
     KnifeEdge,
     PointLoad,
+    SpringDamper,
+    TorsionalSpring,
+    ForceActuator,
+    TorqueActuator,
 )
 
 #: kind class by collection name (the key of its list in model data and files)
@@ -57,13 +70,18 @@ __all__ = [
     "Constraint",
     "CoordinateConstraint",
     "Element",
+    "ForceActuator",
     "KnifeEdge",
     "Load",
     "LoadContext",
+    "Parameter",
     "PinJoint",
     "PointLoad",
     "Row",
     "RowContext",
+    "SpringDamper",
     "Support",
+    "TorqueActuator",
+    "TorsionalSpring",
     "UserConstraint",
 ]

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Hashable
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar
 
 import heyoka as hy
@@ -77,11 +77,49 @@ class RowContext:
     parameter vector.
     """
 
-    def __init__(self, index: dict[tuple, int], kind: str, position: int) -> None:
+    def __init__(self, index: dict[tuple, int], kind: str, position: int,
+                 values: list[float] | None = None, n_bars: int = 0) -> None:
         self._index = index
         self.kind = kind
         #: the element's index in its collection
         self.position = position
+        #: parameter values: expressions then use them as constants instead of ``hy.par``
+        self._values = values
+        self.n_bars = n_bars
+
+    # ----------------------------------------------------------- heyoka expressions
+    def P(self, *name: Any) -> hy.expression:
+        """One of this element's parameters as an expression (``hy.par[k]``, or its value
+        when the equations are built with numbers as constants)."""
+        return self._expr(self.par(*name))
+
+    def bar_P(self, bar: int, name: str) -> hy.expression:
+        """A bar parameter as an expression."""
+        return self._expr(self.bar_par(bar, name))
+
+    def _expr(self, k: int) -> hy.expression:
+        return hy.par[k] if self._values is None else hy.expression(self._values[k])
+
+    def user_parameters(self) -> dict[str, hy.expression]:
+        """``{"par_<name>": expression}`` of the model's named parameters, for
+        :func:`heyoka.subs` on user expressions."""
+        return {f"par_{key[2]}": self._expr(k) for key, k in self._index.items()
+                if key[0] == "param" and len(key) == 3}
+
+    def variables(self) -> tuple[list, list]:
+        """The coordinate and velocity variables ``x{i}, y{i}, th{i}`` / ``vx{i}, ...``."""
+        q = [hy.expression(f"{c}{i}") for i in range(self.n_bars) for c in ("x", "y", "th")]
+        qd = [hy.expression(f"{c}{i}") for i in range(self.n_bars) for c in ("vx", "vy", "om")]
+        return q, qd
+
+    def point_expr(self, bar: int, sl: hy.expression) -> tuple:
+        """Position ``(x, y)`` and velocity ``(vx, vy)`` of a bar point as expressions, with
+        ``sl`` the expression of :math:`sL`."""
+        q, qd = self.variables()
+        x, y, th = q[3 * bar:3 * bar + 3]
+        vx, vy, om = qd[3 * bar:3 * bar + 3]
+        c, s = hy.cos(th), hy.sin(th)
+        return (x + sl * c, y + sl * s), (vx - sl * s * om, vy + sl * c * om), (sl * c, sl * s)
 
     def par(self, *name: Any) -> int:
         """Index of one of this element's parameters, e.g. ``ctx.par("sL")``."""
@@ -143,6 +181,8 @@ class LoadContext:
     n_bars: int
     names: set
     version: int = 2
+    #: names of the named parameters read so far (laws may use them)
+    parameters: set = field(default_factory=set)
 
 
 class Element:
@@ -158,8 +198,10 @@ class Element:
     collection: ClassVar[str] = ""
     #: what the kind is called in messages and the summary (e.g. ``"joint"``)
     title: ClassVar[str] = ""
-    #: whether elements of the kind have a unique ``name`` (constraints addressed by name)
+    #: whether elements of the kind are constraints addressed by a unique ``name``
     named: ClassVar[bool] = False
+    #: whether elements of the kind have a ``name`` (unique among all names of a model)
+    has_name: ClassVar[bool] = False
 
     # ------------------------------------------------------------------ data
     def copy(self) -> Element:
@@ -200,7 +242,7 @@ class Element:
 
     def label_prefix(self, position: int) -> str:
         """How the element is named in messages, e.g. ``"support 2"`` or its name."""
-        return getattr(self, "name", None) or f"{self.title} {position}"
+        return self.name if self.has_name else f"{self.title} {position}"
 
     # ------------------------------------------------------------------ persistence
     def to_dict(self) -> dict:
@@ -265,18 +307,44 @@ class Constraint(Element):
 
 
 class Load(Element):
-    """An element that adds generalized forces :math:`Q` (and, if conservative, a potential)."""
+    """An element that adds generalized forces :math:`Q`.
+
+    Its force splits into a conservative part :math:`-\\partial V/\\partial q`, a dissipative
+    part (dissipating the power :math:`P_d \\ge 0`) and a driving part (supplying the power
+    :math:`P_{in}`), so that along any motion :math:`\\frac{d}{dt}(T + V) = P_{in} - P_d`
+    (the energy ledger). Terms are polys or heyoka expressions (see :class:`Row`).
+    """
 
     #: parameter names that are inputs ``u`` of a linearization (columns of ``B``)
     inputs: ClassVar[tuple[str, ...]] = ()
+    #: whether the kind can supply power (an actuator) / dissipate it (a damper): such
+    #: elements add the integrated work and dissipation to the equations (topology)
+    drives: ClassVar[bool] = False
+    dissipates: ClassVar[bool] = False
+    #: whether :meth:`potential` is an elastic energy reported per element
+    elastic: ClassVar[bool] = False
 
-    def generalized_forces(self, ctx: RowContext) -> list[tuple[int, mo.Poly]]:
+    def generalized_forces(self, ctx: RowContext) -> list[tuple[int, Any]]:
         """``[(coordinate index, Q term), ...]``."""
         raise NotImplementedError
 
-    def potential(self, ctx: RowContext) -> mo.Poly:
-        """Potential energy :math:`V` whose negative gradient is the load (``{}`` if none)."""
+    def potential(self, ctx: RowContext) -> Any:
+        """Potential energy :math:`V` whose negative gradient is the conservative part of the
+        load (``{}`` if none)."""
         return {}
+
+    def power_in(self, ctx: RowContext) -> Any:
+        """Power :math:`P_{in}` supplied by the driving part (``{}`` if none)."""
+        return {}
+
+    def dissipation(self, ctx: RowContext) -> Any:
+        """Power :math:`P_d \\ge 0` dissipated by the damping part (``{}`` if none)."""
+        return {}
+
+    def force_outputs(self, ctx: RowContext) -> list[tuple[str, Any]]:
+        """The element's own force along a motion, ``[(label, term), ...]`` (e.g. the tension
+        of a spring), for :meth:`Trajectory.element_force`; none by default."""
+        return []
 
 
 def is_expression(value: Any) -> bool:

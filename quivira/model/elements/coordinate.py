@@ -85,6 +85,7 @@ class CoordinateConstraint(Constraint):
     collection = "coordinate_constraints"
     title = "coordinate constraint"
     named = True
+    has_name = True
     switchable = True
 
     @property

@@ -31,6 +31,7 @@ class KnifeEdge(OnOneBar, Constraint):
     collection = "knife_edges"
     title = "knife edge"
     named = True
+    has_name = True
 
     @classmethod
     def create(cls, bar: Any, s: Any, name: str, n_bars: int, position: int) -> KnifeEdge:

@@ -102,6 +102,7 @@ class UserConstraint(Constraint):
     collection = "user_constraints"
     title = "constraint"
     named = True
+    has_name = True
 
     def bars_used(self) -> tuple[int, ...]:
         bars = set()

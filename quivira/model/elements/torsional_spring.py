@@ -1,0 +1,159 @@
+"""Torsional spring-damper between two bars, or a bar and ground.
+
+As Exudyn's ``ObjectConnectorTorsionalSpringDamper``: with the relative angle
+:math:`φ = θ_b - θ_a` (:math:`θ_a = 0` for ground), the torque
+
+.. math:: τ = k_θ(φ - φ_0) + c_θ\\,\\dot φ + τ_0
+
+acts with :math:`-τ` on bar b and :math:`+τ` on bar a: the spring drives φ back to its rest
+angle :math:`φ_0`, and a preload :math:`τ_0 > 0` lowers the angle it rests at to
+:math:`φ_0 - τ_0/k_θ`. Conservative part :math:`V = \\tfrac12 k_θ(φ - φ_0)^2 + τ_0 φ`; the
+damper dissipates :math:`c_θ\\dot φ^2`. All terms are polynomials in the angles and angular
+velocities, so a lattice with a spring at every hinge costs little more to integrate.
+Parameters: ``k`` (N m/rad), ``phi0`` (rad), ``c`` (N m s/rad), ``preload`` (N m).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .. import monomials as mo
+from ..validation import (
+    bar_index,
+    check_name,
+    check_nonnegative,
+    check_real,
+    field,
+    optional_bar,
+)
+from .base import Load, LoadContext, RowContext, shift_bar
+
+
+@dataclass
+class TorsionalSpring(Load):
+    """A torsional spring-damper on the relative angle ``θ_b − θ_a`` (``bar_a`` None:
+    ground)."""
+
+    bar_a: int | None
+    bar_b: int
+    k: float
+    phi0: float
+    c: float
+    preload: float
+    name: str
+
+    kind = "torsion"
+    collection = "torsional_springs"
+    title = "torsional spring"
+    has_name = True
+    dissipates = True
+    elastic = True
+
+    @classmethod
+    def create(cls, bar_a: Any, bar_b: Any, k: Any, phi0: Any, c: Any, preload: Any, name: str,
+               bars: list) -> TorsionalSpring:
+        """A validated torsional spring; ``phi0`` None is the initial relative angle."""
+        a = optional_bar(bar_a, len(bars), f"{name}: bar_a")
+        b = bar_index(bar_b, len(bars), f"{name}: bar_b")
+        if a == b:
+            raise ValueError(f"{name}: bar_a and bar_b are the same bar ({b}); a torsional "
+                             "spring joins two bars or a bar and ground (bar_a=None)")
+        if phi0 is None:
+            poses = [bars[i].pose for i in (a, b) if i is not None]
+            if any(p is None for p in poses):
+                raise ValueError(f"{name}: the bars have no initial pose yet; set the poses first "
+                                 "(the rest angle defaults to the initial relative angle)")
+            phi0 = bars[b].pose[2] - (0.0 if a is None else bars[a].pose[2])
+        return cls(a, b, check_nonnegative(k, f"{name}: k"), check_real(phi0, f"{name}: phi0"),
+                   check_nonnegative(c, f"{name}: c"), check_real(preload, f"{name}: preload"),
+                   name)
+
+    def with_values(self, k: Any = None, phi0: Any = None, c: Any = None,
+                    preload: Any = None) -> TorsionalSpring:
+        """A copy with new values (None keeps a value)."""
+        el = self.copy()
+        for attr, v, check in (("k", k, check_nonnegative), ("phi0", phi0, check_real),
+                               ("c", c, check_nonnegative), ("preload", preload, check_real)):
+            if v is not None:
+                setattr(el, attr, check(v, f"{self.name}: {attr}"))
+        return el
+
+    def bars_used(self) -> tuple[int, ...]:
+        return tuple(b for b in (self.bar_a, self.bar_b) if b is not None)
+
+    def parameters(self, bars: list) -> list[tuple[tuple, float]]:
+        return [(("k",), self.k), (("phi0",), self.phi0), (("c",), self.c),
+                (("preload",), self.preload)]
+
+    def parameter_symbols(self, position: int, bars: list) -> dict:
+        return {("k",): [(f"k_{{θ{position}}}", 1)], ("phi0",): [(f"φ_{{0,{position}}}", 1)],
+                ("c",): [(f"c_{{θ{position}}}", 1)], ("preload",): [(f"τ_{{0,{position}}}", 1)]}
+
+    def topology(self) -> tuple:
+        return (self.name, self.bar_a, self.bar_b)
+
+    def reindexed(self, removed_bar: int) -> TorsionalSpring | None:
+        if removed_bar in self.bars_used():
+            return None
+        c = self.copy()
+        c.bar_a = None if self.bar_a is None else shift_bar(self.bar_a, removed_bar)
+        c.bar_b = shift_bar(self.bar_b, removed_bar)
+        return c
+
+    def describe(self, position: int) -> str:
+        a = "ground" if self.bar_a is None else f"bar {self.bar_a}"
+        return (f"{self.name}: torsional spring-damper {a} → bar {self.bar_b}, k = {self.k:g}, "
+                f"phi0 = {self.phi0:g}, c = {self.c:g}, preload = {self.preload:g}")
+
+    # ------------------------------------------------------------------ equations
+    def _angle(self, ctx: RowContext, letter) -> mo.Poly:
+        """φ (``letter = ctx.q``) or φ̇ (``ctx.v``) as a poly."""
+        out = mo.monomial((letter(3 * self.bar_b + 2),), 1.0)
+        if self.bar_a is not None:
+            out = mo.add(out, mo.monomial((letter(3 * self.bar_a + 2),), -1.0))
+        return out
+
+    def _torque(self, ctx: RowContext) -> mo.Poly:
+        """τ = k(φ − φ0) + c φ̇ + τ0."""
+        k, c = mo.constant(1.0, ctx.par("k")), mo.constant(1.0, ctx.par("c"))
+        return mo.add(mo.mul(k, self._angle(ctx, ctx.q)), mo.constant(-1.0, ctx.par("k"),
+                                                                      ctx.par("phi0")),
+                      mo.mul(c, self._angle(ctx, ctx.v)), mo.constant(1.0, ctx.par("preload")))
+
+    def generalized_forces(self, ctx: RowContext) -> list[tuple[int, Any]]:
+        tau = self._torque(ctx)
+        out = [(3 * self.bar_b + 2, mo.scale(tau, -1.0))]
+        if self.bar_a is not None:
+            out.append((3 * self.bar_a + 2, tau))
+        return out
+
+    def potential(self, ctx: RowContext) -> Any:
+        phi = self._angle(ctx, ctx.q)
+        stretch = mo.add(phi, mo.constant(-1.0, ctx.par("phi0")))
+        return mo.add(mo.mul(mo.constant(0.5, ctx.par("k")), mo.mul(stretch, stretch)),
+                      mo.mul(mo.constant(1.0, ctx.par("preload")), phi))
+
+    def force_outputs(self, ctx: RowContext) -> list[tuple[str, Any]]:
+        return [("torque", self._torque(ctx))]
+
+    def dissipation(self, ctx: RowContext) -> Any:
+        rate = self._angle(ctx, ctx.v)
+        return mo.mul(mo.constant(1.0, ctx.par("c")), mo.mul(rate, rate))
+
+    # ------------------------------------------------------------------ persistence
+    def to_dict(self) -> dict:
+        return {"name": self.name, "bar_a": self.bar_a, "bar_b": self.bar_b, "k": self.k,
+                "phi0": self.phi0, "c": self.c, "preload": self.preload}
+
+    @classmethod
+    def from_dict(cls, d: Any, where: str, ctx: LoadContext) -> TorsionalSpring:
+        a = optional_bar(field(d, "bar_a", where), ctx.n_bars, f"{where}.bar_a")
+        b = bar_index(field(d, "bar_b", where), ctx.n_bars, f"{where}.bar_b")
+        if a == b:
+            raise ValueError(f"{where}: bar_a and bar_b are the same bar")
+        return cls(a, b, check_nonnegative(field(d, "k", where), f"{where}.k"),
+                   check_real(field(d, "phi0", where), f"{where}.phi0"),
+                   check_nonnegative(field(d, "c", where), f"{where}.c"),
+                   check_real(field(d, "preload", where), f"{where}.preload"),
+                   check_name(field(d, "name", where), ctx.names, f"{where}.name"))
