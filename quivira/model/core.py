@@ -149,11 +149,24 @@ class bar_joint_model:  # noqa: N801 - API name
 
     # ------------------------------------------------------------------ observers
     def observe(self, callback: Callable[[str], None]) -> None:
-        """Call ``callback(what)`` after every change of the model (``what`` names it)."""
+        """Call ``callback(what)`` after every change of the model (``what`` names it).
+
+        Parameters
+        ----------
+        callback : callable
+            ``callback(what: str)``; an exception it raises is turned into a warning (an
+            observer never undoes an edit).
+        """
         self._editor.observe(callback)
 
     def unobserve(self, callback: Callable[[str], None]) -> None:
-        """Stop calling ``callback`` on changes."""
+        """Stop calling ``callback`` on changes.
+
+        Parameters
+        ----------
+        callback : callable
+            A callback given to :meth:`observe`.
+        """
         self._editor.unobserve(callback)
 
     @contextmanager
@@ -168,7 +181,13 @@ class bar_joint_model:  # noqa: N801 - API name
 
     def replace_with(self, other: bar_joint_model) -> None:
         """Make this model a copy of ``other`` (e.g. one loaded from a file), keeping this
-        object, its observers and its compiled-code cache; one notification."""
+        object, its observers and its compiled-code cache; one notification (``"replaced"``).
+
+        Parameters
+        ----------
+        other : bar_joint_model
+            The model to copy.
+        """
         if not isinstance(other, bar_joint_model):
             raise TypeError(f"replace_with: expected a bar_joint_model, got "
                             f"{type(other).__name__}")
@@ -978,15 +997,33 @@ class bar_joint_model:  # noqa: N801 - API name
         return self._editor.remove_bar(bar_index)
 
     def remove_joint(self, joint_index: int) -> None:
-        """Remove a joint (later joints shift down by one)."""
+        """Remove a joint (later joints shift down by one).
+
+        Parameters
+        ----------
+        joint_index : int
+            The joint.
+        """
         self._editor.remove(PinJoint, joint_index)
 
     def remove_support(self, support_index: int) -> None:
-        """Remove a support (later supports shift down by one)."""
+        """Remove a support (later supports shift down by one).
+
+        Parameters
+        ----------
+        support_index : int
+            The support.
+        """
         self._editor.remove(Support, support_index)
 
     def remove_force(self, force_index: int) -> None:
-        """Remove an external force (later forces shift down by one)."""
+        """Remove a constant point load (later ones shift down by one).
+
+        Parameters
+        ----------
+        force_index : int
+            The load.
+        """
         self._editor.remove(PointLoad, force_index)
 
     def clear(self) -> None:
@@ -1050,15 +1087,31 @@ class bar_joint_model:  # noqa: N801 - API name
 
     # ------------------------------------------------------------------ compiled code
     def is_compiled(self, tol: float | None = None, purpose: str = "interactive") -> bool:
-        """Whether :meth:`simulate` with these options would reuse compiled code."""
+        """Whether :meth:`simulate` with these options would reuse compiled code.
+
+        Parameters
+        ----------
+        tol : float, optional
+            Integrator tolerance, as :meth:`simulate`.
+        purpose : {"interactive", "long"}
+            Compile options, as :meth:`simulate`.
+        """
         return self._simulator.is_compiled(self._data, tol, purpose)
 
     def compiled(self, tol: float | None = None, purpose: str = "interactive", *,
                  dynamics: bool = False):
         """The compiled system of the current topology (built on first use, then cached).
 
-        With ``dynamics`` the function evaluating multipliers, accelerations and the
-        singularity measure is compiled too (otherwise on first need)."""
+        Parameters
+        ----------
+        tol : float, optional
+            Integrator tolerance, as :meth:`simulate`.
+        purpose : {"interactive", "long"}
+            Compile options, as :meth:`simulate`.
+        dynamics : bool
+            Also compile the function evaluating multipliers, accelerations and the
+            singularity measure (otherwise on first need).
+        """
         return self._simulator.compiled(self._data, tol, purpose, dynamics=dynamics)
 
     def sparsity(self) -> Sparsity:
@@ -1335,7 +1388,18 @@ class bar_joint_model:  # noqa: N801 - API name
 
     @classmethod
     def from_dict(cls, d: dict) -> bar_joint_model:
-        """A new model from :meth:`to_dict` data; malformed data raise ValueError."""
+        """A new model from :meth:`to_dict` data (format versions 1 and 2).
+
+        Parameters
+        ----------
+        d : dict
+            The data, e.g. parsed from a model file.
+
+        Raises
+        ------
+        ValueError
+            Malformed data, naming the first problem.
+        """
         data, tolerance = persistence.from_dict(d)
         model = cls(tolerance)
         model._editor.commit(data, "loaded")

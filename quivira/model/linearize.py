@@ -206,14 +206,31 @@ class Linearizer:
     parameter_scale: float
 
     def geometry(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """``(F, J)`` of the holonomic rows at ``q``."""
+        """``(F, J)`` of the holonomic rows at ``q``.
+
+        Parameters
+        ----------
+        q : numpy.ndarray
+            Coordinates.
+        """
         k = self.system.n_holonomic
         F, J = evaluate_geometry(self.system, q, self.pars)
         return F[:k], J[:k]
 
     def linearize(self, q_op=None, qd_op=None, *, allow_nonequilibrium: bool = False,
                   equilibrium_tol: float = 1e-8) -> Linearization:
-        """See :meth:`quivira.bar_joint_model.linearize` and the module docstring."""
+        """The linear model about ``(q_op, qd_op)`` (see the module docstring).
+
+        Parameters
+        ----------
+        q_op, qd_op : array_like, optional
+            Operating point (default: :attr:`q_default`, at rest).
+        allow_nonequilibrium : bool
+            Accept an operating point that is not an equilibrium.
+        equilibrium_tol : float
+            Largest :math:`|\\ddot q|` (relative to :attr:`parameter_scale`) of an
+            equilibrium.
+        """
         cs, pars = self.system, self.pars
         labels = cs.labels
         if cs.n_holonomic < cs.m:
@@ -302,7 +319,13 @@ class Linearizer:
         return out
 
     def modes(self, q_op=None) -> Modes:
-        """See :meth:`quivira.bar_joint_model.modes` and the module docstring."""
+        """Vibration modes about an equilibrium (see the module docstring).
+
+        Parameters
+        ----------
+        q_op : array_like, optional
+            The equilibrium pose (default: :attr:`q_default`).
+        """
         lin = self.linearize(q_op, None)
         d = len(lin.independent)
         T = lin.T

@@ -231,7 +231,13 @@ class Trajectory:
 
     def to_csv(self, path) -> None:
         """Write the table of :meth:`to_pandas` as CSV (comma-separated, a header row, every
-        number with 17 significant digits: exact round trip). Needs no pandas."""
+        number with 17 significant digits: exact round trip). Needs no pandas.
+
+        Parameters
+        ----------
+        path : str or Path
+            The file to write.
+        """
         import csv
         from pathlib import Path
 
@@ -280,7 +286,13 @@ class Trajectory:
     def element_power(self, name: str) -> np.ndarray:
         """Power (W) of the force of one load (spring, damper, actuator, constant load) on the
         bars, :math:`Q_e \\cdot \\dot q`, by its name (see :attr:`load_power` for the
-        names)."""
+        names).
+
+        Parameters
+        ----------
+        name : str
+            The load's name (e.g. ``"spring 0"``, ``"force 1"``).
+        """
         try:
             return self.load_power[name]
         except KeyError:
@@ -289,7 +301,13 @@ class Trajectory:
     def element_force(self, name: str) -> np.ndarray:
         """The force of a spring, damper or actuator along the motion: the tension (N) of a
         spring-damper, the torque (N m) of a torsional spring or a torque actuator, the
-        components ``(Fx, Fy)`` (N, ground frame) of a force actuator."""
+        components ``(Fx, Fy)`` (N, ground frame) of a force actuator.
+
+        Parameters
+        ----------
+        name : str
+            The element's name.
+        """
         try:
             return self.load_forces[name]
         except KeyError:
@@ -314,7 +332,13 @@ class Trajectory:
         return float(np.max(np.abs(self.energy_balance())) / scale)
 
     def multiplier(self, label: str) -> np.ndarray:
-        """Column of :attr:`lambda_mult` with the given constraint label."""
+        """Column of :attr:`lambda_mult` with the given constraint label.
+
+        Parameters
+        ----------
+        label : str
+            A label of :attr:`constraint_labels`, e.g. ``"joint 0 · bar 1 · x"``.
+        """
         try:
             return self.lambda_mult[:, self.constraint_labels.index(label)]
         except ValueError:
@@ -374,11 +398,25 @@ class Trajectory:
                          f"'Force', got {output!r}")
 
     def joint_force(self, joint: int, bar: int) -> np.ndarray:
-        """Force ``(n_points, 2)`` that joint ``joint`` exerts on bar ``bar``."""
+        """Force ``(n_points, 2)`` (N, global frame) that a joint exerts on one of its bars.
+
+        Parameters
+        ----------
+        joint : int
+            The joint.
+        bar : int
+            One of its bars.
+        """
         return self._reaction("joint", joint, bar)
 
     def support_force(self, support: int) -> np.ndarray:
-        """Force ``(n_points, 2)`` that support ``support`` exerts on its bar."""
+        """Force ``(n_points, 2)`` (N, global frame) that a support exerts on its bar.
+
+        Parameters
+        ----------
+        support : int
+            The support.
+        """
         return self._reaction("support", support, None)
 
     def _reaction(self, kind: str, index: int, bar: int | None) -> np.ndarray:

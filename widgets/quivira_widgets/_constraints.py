@@ -9,7 +9,7 @@ of the support on its bar, at the supported point. That force is, at a state,
 
 (the translational part of :math:`J^T\\lambda` on bar ``b`` from the rows of element ``e``),
 which is what a trajectory's ``reactions`` hold along the motion. Other kinds of constraint
-(coordinate, user, knife-edge rows) have no single point of application: no arrow.
+(the rows of named constraints) have no single point of application: no arrow.
 """
 
 from __future__ import annotations
