@@ -45,6 +45,26 @@ def every_kind_model() -> qv.BarJointModel:
     A = m.add_parameter("A", 0.7)
     m.add_torque_actuator(1, A * hy.sin(3.0 * hy.time), bar_a=0, name="motor")
     m.add_force_actuator(2, 0.5, 0.0, -0.5 * A, frame="bar", name="push")
+    # a slider-crank: crank 3 pinned at (5, 0), coupler 4 whose end slides on y = 0
+    c, s = 0.5 * np.cos(1.0), 0.5 * np.sin(1.0)
+    m.add_bar_from_point_pair((5.0, 0.0), (5.0 + c, s))
+    end = 5.0 + c + np.sqrt(1.5**2 - s**2)
+    m.add_bar_from_point_pair((5.0 + c, s), (end, 0.0))
+    m.add_support(3, -0.5, False, False)
+    m.add_joint([3, 4], [0.5, -0.5])
+    m.add_ground_slider(4, 0.5, angle=0.0, name="guide")
+    # a bar pinned in the slot of the coupler, and a bar sliding along it (prismatic)
+    p = (5.0 + c + 0.3 * (end - 5.0 - c), s * 0.7)
+    m.add_bar_from_point_pair(p, (p[0] + 0.2, p[1] + 0.9))
+    m.add_pin_in_slot(4, 5, -0.5, name="pin slot")
+    th5 = m.bars[5].pose[2]
+    m.add_bar_at_attitude(m.bars[5].pose[0] + 0.1 * np.cos(th5),
+                          m.bars[5].pose[1] + 0.1 * np.sin(th5), th5, 0.4, 0.3)
+    m.add_prismatic_joint(5, 6, 0.0, name="sleeve")
+    m.add_latch(3, 4, -2.5, name="lock")
+    m.add_angle_stop(0, 1, 0.5, "max", 0.3, name="limit")
+    m.add_contact(2, 0.5, height=-5.0, restitution=0.5, name="floor")
+    m.add_event(y2 + 0.05, name="dip", direction="down")
     return m
 
 

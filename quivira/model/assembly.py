@@ -168,6 +168,8 @@ class BarAssembly:
     elastic: dict
     #: per load (by name): its force outputs ``[(label, expression), ...]``
     load_forces: dict
+    #: the elements' events (the dicts of :attr:`Collected.events` with their ``expr``)
+    events: list
 
     @property
     def potential(self) -> hy.expression:
@@ -304,4 +306,24 @@ def assemble_bar_model(data: ModelData, solver="ordered") -> BarAssembly:
         load_power={k: terms_expr(v) for k, v in col.load_power.items()},
         elastic={k: terms_expr(v) for k, v in col.elastic.items()},
         load_forces={k: [(label, terms_expr(t)) for label, t in v]
-                     for k, v in col.load_forces.items()})
+                     for k, v in col.load_forces.items()},
+        events=[dict(ev, expr=_event_expression(ev, lam, expr)) for ev in col.events])
+
+
+def _event_expression(ev: dict, lam: list, expr) -> hy.expression:
+    """The event function of an element's event (see
+    :class:`~quivira.model.elements.base.EventSpec`), gated by its active flag: watched
+    only while off, :math:`f(1 - a) + a`; only while on, :math:`f a + (1 - a)`."""
+    value = ev["value"]
+    if isinstance(value, tuple):  # ("lambda", column)
+        f = as_expression(lam[value[1]])
+    elif is_expression(value):
+        f = value
+    else:
+        f = as_expression(expr(value))
+    if ev["flag"] is None or ev["when"] == "always":
+        return f
+    a = hy.par[ev["flag"]]
+    if ev["when"] == "inactive":
+        return f * (1.0 - a) + a
+    return f * a + (1.0 - a)

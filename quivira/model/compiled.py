@@ -77,6 +77,10 @@ class CompiledSystem:
     _dynamics: object = None
     #: further compiled functions built on demand (e.g. for linearization), by key
     extra: dict = field(default_factory=dict, repr=False)
+    #: the events of the integrator (see :func:`event_table`) and the log of the recorded ones
+    terminal_events: list = field(default_factory=list, repr=False)
+    recorded_events: list = field(default_factory=list, repr=False)
+    event_log: list = field(default_factory=list, repr=False)
 
     @property
     def q(self) -> list:
@@ -177,6 +181,16 @@ def compile_system(data: ModelData, tol: float | None, options: dict,
     kwargs = dict(options)
     if tol is not None:
         kwargs["tol"] = tol
+    terminal, recorded = event_table(asm, data)
+    event_log: list = []
+    # no cooldown: an impulse turns the event function away from zero (a directed event
+    # cannot trigger again there), while heyoka's automatic cooldown, long after slow
+    # impacts, could hide the next crossing of another event
+    kwargs["t_events"] = [hy.t_event(e["expr"], direction=_DIRECTIONS[e["direction"]],
+                                     cooldown=0.0) for e in terminal]
+    kwargs["nt_events"] = [hy.nt_event(e["expr"], _recorder(event_log, k),
+                                       direction=_DIRECTIONS[e["direction"]])
+                           for k, e in enumerate(recorded)]
     ta = hy.taylor_adaptive(sys, [0.0] * len(sys), **kwargs)  # pars: those the ODE uses
     t2 = time.perf_counter()
     pattern = [(k, j) for k, row in enumerate(parts.J_rows) for j in row]
@@ -193,8 +207,42 @@ def compile_system(data: ModelData, tol: float | None, options: dict,
     outputs = hy.cfunc(out_exprs, vars=[*parts.q, *parts.qd], **cf_opts)
     t3 = time.perf_counter()
     timings = {"build_s": t1 - t0, "compile_integrator_s": t2 - t1, "compile_outputs_s": t3 - t2}
-    return CompiledSystem(asm, parts, ta, outputs, pattern, n, m, parts.n_holonomic,
-                          tol, dict(options), asm.coefficients, timings, cf_opts)
+    cs = CompiledSystem(asm, parts, ta, outputs, pattern, n, m, parts.n_holonomic,
+                        tol, dict(options), asm.coefficients, timings, cf_opts)
+    cs.terminal_events, cs.recorded_events, cs.event_log = terminal, recorded, event_log
+    return cs
+
+
+_DIRECTIONS = {"any": hy.event_direction.any, "up": hy.event_direction.positive,
+               "down": hy.event_direction.negative}
+
+
+def _recorder(log: list, k: int):
+    """The callback of a recorded (non-terminal) event: appends ``(k, t, direction)``."""
+    def callback(ta, t, d_sgn):
+        log.append((k, float(t), int(d_sgn)))
+
+    return callback
+
+
+def event_table(asm: BarAssembly, data: ModelData) -> tuple[list, list]:
+    """The terminal and the recorded events of the compiled system: the elements' events, and
+    the singularity monitor as one terminal event per pivot ratio of W,
+    :math:`d_k/W_{kk} - p_{thr} = 0` falling (``p_thr`` the runtime parameter
+    ``("singular_threshold",)``; 0 switches it off)."""
+    terminal = [e for e in asm.events if e["terminal"]]
+    recorded = [e for e in asm.events if not e["terminal"]]
+    parts = asm.parts
+    if parts.W_solve is not None:
+        from .symbolic import parameter_layout
+
+        thr = [k for k, (key, _) in enumerate(parameter_layout(data))
+               if key == ("singular_threshold",)][0]
+        for k, ratio in enumerate(singularity_measures(parts)):
+            terminal.append({"kind": None, "position": None, "role": "singular",
+                             "row": parts.W_solve.perm[k], "direction": "down",
+                             "expr": as_expression(ratio) - hy.par[thr]})
+    return terminal, recorded
 
 
 #: the ledger's extra state variables: work supplied and energy dissipated since t = 0
@@ -229,8 +277,11 @@ def _batch(cf, states: np.ndarray, pars: np.ndarray, t) -> np.ndarray:
     n_pts = states.shape[0]
     if n_pts == 0:
         return np.zeros((0, cf.nouts))
-    p = np.asarray(pars, dtype=float)[: cf.nparams]
-    batch_pars = np.repeat(p[:, None], n_pts, axis=1)
+    p = np.asarray(pars, dtype=float)
+    if p.ndim == 2:  # one parameter vector per state (switches during a run)
+        batch_pars = np.ascontiguousarray(p[:, : cf.nparams].T)
+    else:
+        batch_pars = np.repeat(p[: cf.nparams, None], n_pts, axis=1)
     kw = {}
     if cf.is_time_dependent:
         kw["time"] = np.broadcast_to(np.asarray(t, dtype=float), (n_pts,)).copy()

@@ -34,20 +34,28 @@ from .data import Bar, ModelData
 from .editing import ModelEditor
 from .elements import (
     KINDS,
+    AngleStop,
+    Contact,
     CoordinateConstraint,
     ForceActuator,
+    GroundSlider,
     KnifeEdge,
+    Latch,
     Parameter,
+    PinInSlot,
     PinJoint,
     PointLoad,
+    PrismaticJoint,
     SpringDamper,
     Support,
     TorqueActuator,
     TorsionalSpring,
     UserConstraint,
+    UserEvent,
 )
 from .elements.actuators import parameter_variable
 from .elements.pin_joint import infer_joints
+from .elements.switching import REST_SPEED
 from .elements.user import check_rows
 from .linearize import Linearization, Linearizer, Modes
 from .results import AssemblyReport, ConstraintCheck, Sparsity, StateMatrices
@@ -974,6 +982,201 @@ class bar_joint_model:  # noqa: N801 - API name
             if users:
                 raise ValueError(f"parameter {name!r} is used by {users}; remove them first")
         self._editor.remove(kind, pos)
+
+    # ------------------------------------------------------------------ sliders, latches, contact
+    def add_pin_in_slot(self, bar_a: int, bar_b: int, s_b: float, offset: float = 0.0, *,
+                        name: str | None = None) -> str:
+        """Add a pin-in-slot joint (Exudyn ``ObjectJointSliding2D``): the point ``s_b`` of
+        ``bar_b`` stays on the line of ``bar_a`` (shifted by ``offset`` along its normal),
+        rotation free; the multiplier is the normal force on ``bar_b`` (N).
+
+        Parameters
+        ----------
+        bar_a : int
+            The bar with the slot (its axis is the line).
+        bar_b : int
+            The bar with the pin.
+        s_b : float
+            Local coordinate of the pin on ``bar_b``.
+        offset : float
+            Distance (m) of the slot line from the axis of ``bar_a``, along its normal.
+        name : str, optional
+            Its name (default ``"slot k"``).
+        """
+        def make(data, k):
+            nm = self._editor.unique_name(name, f"slot {k}", data)
+            return PinInSlot.create(bar_a, bar_b, s_b, offset, nm, len(data.bars))
+
+        k = self._editor.add(make, PinInSlot)
+        return self._data.of(PinInSlot)[k].name
+
+    def add_prismatic_joint(self, bar_a: int, bar_b: int, s_b: float = 0.0,
+                            offset: float = 0.0, phi0: float | None = None, *,
+                            name: str | None = None) -> str:
+        """Add a prismatic joint (Exudyn ``ObjectJointPrismatic2D``): ``bar_b`` slides along
+        ``bar_a``, its point ``s_b`` on the axis of ``bar_a`` (shifted by ``offset``) and the
+        relative rotation locked at ``phi0``. Multipliers: the normal force (N) and the
+        locking torque (N m) on ``bar_b``.
+
+        Parameters
+        ----------
+        bar_a, bar_b : int
+            The guide and the sliding bar.
+        s_b : float
+            The point of ``bar_b`` on the guide line.
+        offset : float
+            Distance (m) of the guide line from the axis of ``bar_a``.
+        phi0 : float, optional
+            Locked relative angle (rad); default the initial one.
+        name : str, optional
+            Its name (default ``"prismatic k"``).
+        """
+        def make(data, k):
+            nm = self._editor.unique_name(name, f"prismatic {k}", data)
+            return PrismaticJoint.create(bar_a, bar_b, s_b, offset, nm, data.bars, phi0)
+
+        k = self._editor.add(make, PrismaticJoint)
+        return self._data.of(PrismaticJoint)[k].name
+
+    def add_ground_slider(self, bar_index: int, s: float, angle: float,
+                          point: Sequence[float] | None = None, *,
+                          name: str | None = None) -> str:
+        """Add a slider: the point ``s`` of a bar stays on the ground line through ``point``
+        at ``angle`` (rad from +x); the multiplier is the force (N) along the line's normal.
+
+        Parameters
+        ----------
+        bar_index : int
+            The bar.
+        s : float
+            Local coordinate of the sliding point.
+        angle : float
+            Direction of the guide (rad).
+        point : pair of float, optional
+            A point of the guide (m); default the sliding point's initial position.
+        name : str, optional
+            Its name (default ``"slider k"``).
+        """
+        def make(data, k):
+            nm = self._editor.unique_name(name, f"slider {k}", data)
+            return GroundSlider.create(bar_index, s, angle, point, nm, data.bars)
+
+        k = self._editor.add(make, GroundSlider)
+        return self._data.of(GroundSlider)[k].name
+
+    def add_latch(self, bar_a: int | None, bar_b: int, angle: float, *,
+                  name: str | None = None) -> str:
+        """Add a latch: when the relative angle :math:`θ_b - θ_a` reaches ``angle`` during a
+        simulation, the hinge locks at that instant (a plastic impulse through W; the kinetic
+        energy lost is recorded in ``traj.events``).
+
+        Parameters
+        ----------
+        bar_a : int or None
+            The first bar (None: ground; then ``bar_b`` must be supported).
+        bar_b : int
+            The second bar; the two must share a joint.
+        angle : float
+            The latch angle (rad).
+        name : str, optional
+            Its name (default ``"latch k"``).
+        """
+        def make(data, k):
+            nm = self._editor.unique_name(name, f"latch {k}", data)
+            return Latch.create(bar_a, bar_b, angle, nm, data)
+
+        k = self._editor.add(make, Latch)
+        return self._data.of(Latch)[k].name
+
+    def add_angle_stop(self, bar_a: int | None, bar_b: int, limit: float, side: str = "max",
+                       restitution: float = 0.0, *, rest_speed: float = REST_SPEED,
+                       name: str | None = None) -> str:
+        """Add a one-sided limit of the relative angle :math:`φ = θ_b - θ_a`: ``side="max"``
+        keeps :math:`φ \\le` ``limit``, ``"min"`` keeps :math:`φ \\ge` ``limit``; impacts with
+        restitution ``e`` (Newton's law through W), resting when slower than ``rest_speed``.
+
+        Parameters
+        ----------
+        bar_a : int or None
+            The first bar (None: ground).
+        bar_b : int
+            The second bar.
+        limit : float
+            The limit angle (rad).
+        side : {"max", "min"}
+            Which side is allowed.
+        restitution : float
+            Coefficient of restitution in [0, 1].
+        rest_speed : float
+            Approach speed (rad/s) below which the stop holds instead of bouncing.
+        name : str, optional
+            Its name (default ``"stop k"``).
+        """
+        def make(data, k):
+            nm = self._editor.unique_name(name, f"stop {k}", data)
+            return AngleStop.create(bar_a, bar_b, limit, side, restitution, rest_speed, nm,
+                                    len(data.bars))
+
+        k = self._editor.add(make, AngleStop)
+        return self._data.of(AngleStop)[k].name
+
+    def add_contact(self, bar_index: int, s: float, height: float = 0.0,
+                    restitution: float = 0.0, *, normal_angle: float = math.pi / 2,
+                    rest_speed: float = REST_SPEED, name: str | None = None) -> str:
+        """Add a unilateral contact of a bar point with a ground line: the point stays where
+        :math:`n \\cdot p \\ge h`, :math:`n = (\\cos α, \\sin α)` (default
+        :math:`α = π/2`: a floor :math:`y \\ge h`; :math:`α = 0`: a wall :math:`x \\ge h`);
+        impacts with restitution ``e``, resting contact below ``rest_speed``, release when the
+        contact force turns tensile. The multiplier is the contact force (N, ≥ 0).
+
+        Parameters
+        ----------
+        bar_index : int
+            The bar.
+        s : float
+            Local coordinate of the contact point.
+        height : float
+            :math:`h` (m).
+        restitution : float
+            Coefficient of restitution in [0, 1].
+        normal_angle : float
+            Direction of the line's normal (rad).
+        rest_speed : float
+            Approach speed (m/s) below which the point rests instead of bouncing.
+        name : str, optional
+            Its name (default ``"contact k"``).
+        """
+        def make(data, k):
+            nm = self._editor.unique_name(name, f"contact {k}", data)
+            return Contact.create(bar_index, s, normal_angle, height, restitution, rest_speed,
+                                  nm, len(data.bars))
+
+        k = self._editor.add(make, Contact)
+        return self._data.of(Contact)[k].name
+
+    def add_event(self, expr: hy.expression, name: str | None = None, *,
+                  direction: str = "any", terminal: bool = False) -> str:
+        """Watch ``expr = 0`` during simulations: each zero crossing is located on the Taylor
+        series and recorded in ``traj.events``; a terminal event ends the simulation there.
+
+        Parameters
+        ----------
+        expr : heyoka.expression
+            A function of ``hy.time``, coordinates, velocities and named parameters.
+        name : str, optional
+            Its name (default ``"event k"``).
+        direction : {"any", "up", "down"}
+            Count crossings where ``expr`` increases ("up"), decreases ("down"), or both.
+        terminal : bool
+            End the simulation at the first crossing.
+        """
+        def make(data, k):
+            nm = self._editor.unique_name(name, f"event {k}", data)
+            return UserEvent.create(expr, nm, direction, terminal, len(data.bars),
+                                    self._parameter_names(data))
+
+        k = self._editor.add(make, UserEvent)
+        return self._data.of(UserEvent)[k].name
 
     # ------------------------------------------------------------------ removing
     def remove_bar(self, bar_index: int) -> dict:

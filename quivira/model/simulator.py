@@ -37,10 +37,10 @@ from .compiled import (
     evaluate_dynamics,
     evaluate_geometry,
     evaluate_outputs,
-    evaluate_singularity,
 )
 from .data import ModelData
 from .elements import BY_KIND
+from .elements.base import EventActions
 from .results import AssemblyReport, ConstraintCheck, Sparsity, StateMatrices
 from .symbolic import coordinate_names, parameter_layout, topology_key
 from .trajectory import (
@@ -226,14 +226,17 @@ class Simulator:
         return len(self._cache)
 
     @staticmethod
-    def parameters(data: ModelData, cs: CompiledSystem, *, stabilized: bool = True
-                   ) -> np.ndarray:
+    def parameters(data: ModelData, cs: CompiledSystem, *, stabilized: bool = True,
+                   threshold: float | None = None) -> np.ndarray:
         """The runtime parameter vector of ``cs`` for ``data`` (base and derived).
         ``stabilized=False`` sets the Baumgarte rate to 0: the accelerations and multipliers of
-        the exact Lagrangian equations at any state (for inspection)."""
+        the exact Lagrangian equations at any state (for inspection); ``threshold`` is the
+        singularity monitor's (default 1e-8)."""
         base = np.array([v for _, v in parameter_layout(data)], dtype=float)
         if not stabilized:
             base[-1] = 0.0  # ("stabilization",), last in parameter_layout
+        if threshold is not None:
+            base[-2] = threshold  # ("singular_threshold",), second to last
         return cs.parameters(base)
 
     @staticmethod
@@ -386,34 +389,32 @@ class Simulator:
                     f"n_points = {n_points} would need about {nbytes / 1e9:.3g} GB of outputs "
                     f"for this model (limit {MAX_OUTPUT_BYTES / 1e9:g} GB); use fewer n_points")
             grid = np.linspace(0.0, t_end, n_points)
-            pars = self.parameters(data, cs)
+            pars = self.parameters(data, cs, threshold=singular_threshold)
             state0 = self.consistent_start(data, tolerance, cs, pars)
             ta = cs.ta
             ta.time = 0.0
             ta.state[:] = 0.0  # the ledger's work and dissipation (if any) start at 0
             ta.state[: 2 * n] = state0
             ta.pars[:] = pars[: len(ta.pars)]
-            monitor = _Monitor(cs, pars, singular_threshold)
-            run = _Run(self, data, cs, pars, grid, monitor, projection, max_steps, max_wall_s)
+            if cs.terminal_events or cs.recorded_events:
+                ta.reset_cooldowns()
+            run = _Run(self, data, cs, pars, grid, projection, max_steps, max_wall_s)
             try:
                 run.propagate()
             except KeyboardInterrupt:
-                traj = self.trajectory(data, cs, pars, grid[:len(run.rows)], np.array(run.rows))
+                traj = run.trajectory()
                 raise SimulationInterrupted(run.last_t, traj) from None
-            traj = self.trajectory(data, cs, pars, grid[:len(run.rows)], np.array(run.rows))
-            traj.info.update(steps=run.steps, wall_s=run.wall_s)
+            traj = run.trajectory()
             if run.budget is not None:
                 raise BudgetExceededError(run.budget, run.last_t, run.last_state, traj)
-            if run.outcome not in (hy.taylor_outcome.time_limit, hy.taylor_outcome.success):
-                reason = monitor.reason or (
-                    "non-finite state" if run.outcome == hy.taylor_outcome.err_nf_state
-                    else f"integrator stopped ({run.outcome})")
-                raise SingularConfigurationError(reason, run.last_t, run.last_state, traj)
+            if run.failure is not None:
+                raise SingularConfigurationError(run.failure, run.last_t, run.last_state, traj)
             return traj
 
     def trajectory(self, data: ModelData, cs: CompiledSystem, pars: np.ndarray,
                    t: np.ndarray, states: np.ndarray) -> Trajectory:
-        """The :class:`Trajectory` of integrator ``states`` at times ``t``."""
+        """The :class:`Trajectory` of integrator ``states`` at times ``t`` (``pars`` one
+        parameter vector, or one per state when constraints switched during the run)."""
         n = 3 * len(data.bars)
         states = np.asarray(states, dtype=float).reshape(len(t), -1)
         o = evaluate_outputs(cs, states, pars, t)
@@ -517,56 +518,100 @@ class _Run:
     Between chunks Python code runs, so Ctrl-C (a kernel interrupt) is raised at once, and the
     budgets are checked; each chunk is sized to last about :data:`CHUNK_S` of wall time. With
     ``projection`` every output point is reached separately and the state is projected onto
-    the constraints there.
+    the constraints there. A terminal event stops a chunk at the event's time (located by
+    heyoka on the Taylor series); its element reacts (:meth:`Element.on_event`: switch rows,
+    apply an impulse, record, stop) and the integration goes on from there with the same
+    compiled code. Switches change runtime parameters, so every output row keeps the
+    parameter vector it was computed with.
     """
 
-    def __init__(self, sim, data, cs, pars, grid, monitor, projection, max_steps, max_wall_s):
-        self.sim, self.data, self.cs, self.pars, self.grid = sim, data, cs, pars, grid
-        self.monitor, self.projection = monitor, projection
+    def __init__(self, sim, data, cs, pars, grid, projection, max_steps, max_wall_s):
+        self.sim, self.data, self.cs, self.grid = sim, data, cs, grid
+        self.n = 3 * len(data.bars)
+        self.pars = np.array(pars)
+        self.base = np.array(pars[: cs.coefficients.n_base])
+        self.projection = projection
         self.max_steps, self.max_wall_s = max_steps, max_wall_s
         self.rows = [np.array(cs.ta.state)]
+        self.row_pars = [self.pars]
         self.outcome = hy.taylor_outcome.time_limit
         self.steps = 0
         self.wall_s = 0.0
         self.budget: str | None = None
+        self.failure: str | None = None
+        self.stopped = False
         self.last_t = 0.0
         self.last_state = self.rows[0].copy()
+        self.events: list[dict] = []
+        self._last_event: dict = {}
+        self.after_event: list = []
+        cs.event_log.clear()
+
+    # ------------------------------------------------------------------ the loop
+    def settle_contacts(self) -> None:
+        """Unilateral rows closed at the start (gap 0): switched on if their force is
+        compressive there (resting contact), else opened by a tiny step (see
+        :meth:`_Actions.leave`). A gap below 0 at the start is an error."""
+        for (kind_key, pos) in self.cs.assembly.collected.switches:
+            kind = BY_KIND[kind_key]
+            element = self.data.elements[kind.collection][pos]
+            if not hasattr(element, "restitution") or self.is_active((kind_key, pos)):
+                continue
+            act = _Actions(self, kind, pos, element)
+            gap, _ = act._own()
+            scale = 1e-10 * max(self.data.length_scale(), 1.0)
+            if np.min(gap) < -scale:
+                raise ValueError(f"{act.name}: the initial pose is on the wrong side of the "
+                                 f"contact (gap {np.min(gap):.3g}); move the bars first")
+            if np.min(gap) > scale:
+                continue
+            self.set_flag((kind_key, pos), True)
+            lam = evaluate_dynamics(self.cs, np.array(self.cs.ta.state)[None, :], self.pars,
+                                    self.cs.ta.time)["lambda_mult"][0]
+            _, cols = self.cs.assembly.collected.switches[(kind_key, pos)]
+            if np.min(lam[cols]) >= 0.0:
+                act.record("rests")
+            else:
+                self.set_flag((kind_key, pos), False)
+                act.leave()
 
     def propagate(self) -> None:
         ta, grid = self.cs.ta, self.grid
-        callback = self.monitor if self.monitor.active else None
         chunk = 64
         start = time.perf_counter()
+        self.settle_contacts()
         first_step_guard(ta, grid[1] - grid[0])
         k = 1
-        while k < len(grid):
-            if grid[k] <= ta.time:  # the guarded first step ended on an output time
-                self.rows.append(np.array(ta.state))
+        while k < len(grid) and not self.stopped:
+            if grid[k] <= ta.time:  # a guarded step or an event ended on an output time
+                self._append(np.array(ta.state), grid[k])
                 k += 1
                 continue
             sub = grid[k:k + 1] if self.projection else grid[k:]
             g = np.concatenate([[ta.time], sub])
             t0 = time.perf_counter()
-            res = ta.propagate_grid(g, max_steps=min(chunk, self.max_steps - self.steps),
-                                    callback=callback)
+            res = ta.propagate_grid(g, max_steps=min(chunk, self.max_steps - self.steps))
             dt = time.perf_counter() - t0
             self.outcome, steps, states = res[0], res[3], np.asarray(res[5])
             self.steps += int(steps)
             new = [s for s in states[1:]]
             while new and not np.all(np.isfinite(new[-1])):
                 new.pop()
-            if new and self.projection:
-                new[-1] = self._projected(new[-1], grid[k])
-            self.rows.extend(new)
-            k += len(new)
+            for s in new:
+                self._append(s, grid[k])
+                k += 1
             if np.all(np.isfinite(ta.state)) and np.isfinite(ta.time):
                 self.last_t, self.last_state = float(ta.time), np.array(ta.state)
             elif self.rows:
                 self.last_t, self.last_state = float(grid[len(self.rows) - 1]), self.rows[-1]
-            if self.monitor.active and self.monitor.reason is not None:
-                self.last_t, self.last_state = self.monitor.last_t, self.monitor.last_state
             self.wall_s = time.perf_counter() - start
+            code = int(self.outcome)
+            if -len(self.cs.terminal_events) <= code < 0:  # terminal event number -code - 1
+                self._on_event(self.cs.terminal_events[-code - 1])
+                continue
             if self.outcome not in (hy.taylor_outcome.time_limit, hy.taylor_outcome.step_limit):
+                self.failure = ("non-finite state" if self.outcome == hy.taylor_outcome.err_nf_state
+                                else f"integrator stopped ({self.outcome})")
                 return
             if self.steps >= self.max_steps:
                 self.budget = (f"stopped after {self.steps} integrator steps at t = "
@@ -582,21 +627,175 @@ class _Run:
                 chunk = _next_chunk(chunk, dt)
         self.outcome = hy.taylor_outcome.time_limit
 
+    def _append(self, state: np.ndarray, t: float) -> None:
+        if self.projection:
+            state = self._projected(state, t)
+        self.rows.append(state)
+        self.row_pars.append(self.pars)
+
+    # ------------------------------------------------------------------ events
+    def _on_event(self, ev: dict) -> None:
+        ta = self.cs.ta
+        self.last_t, self.last_state = float(ta.time), np.array(ta.state)
+        if ev["role"] == "singular":
+            label = self.cs.labels[ev["row"]]
+            self.failure = (f"near-singular pose: the pivot of {label} in the factorization "
+                            f"of W fell below {self.base[-2]:g} of its diagonal")
+            self.stopped = True
+            return
+        kind, pos = ev["kind"], ev["position"]
+        element = self.data.elements[kind.collection][pos]
+        element.on_event(ev["role"], _Actions(self, kind, pos, element))
+        hooks, self.after_event = self.after_event, []
+        for hook in hooks:  # after the record: a hook may meet (and record) the next event
+            hook()
+
+    def set_flag(self, key: tuple, active: bool) -> None:
+        """Switch the rows of the element ``key`` on or off (runtime parameters only)."""
+        flag, _ = self.cs.assembly.collected.switches[key]
+        self.base[flag] = 1.0 if active else 0.0
+        self.pars = self.cs.parameters(self.base)
+        self.cs.ta.pars[:] = self.pars[: len(self.cs.ta.pars)]
+
+    def is_active(self, key: tuple) -> bool:
+        flag, _ = self.cs.assembly.collected.switches[key]
+        return bool(self.base[flag])
+
+    def active_mask(self) -> np.ndarray:
+        """The rows switched on now."""
+        mask = np.ones(self.cs.m, dtype=bool)
+        for flag, cols in self.cs.assembly.collected.switches.values():
+            if not self.base[flag]:
+                mask[cols] = False
+        return mask
+
+    def trajectory(self) -> Trajectory:
+        t = self.grid[:len(self.rows)]
+        pars = np.array(self.row_pars) if len(self.events) else self.pars
+        traj = self.sim.trajectory(self.data, self.cs, pars, t, np.array(self.rows))
+        traj.info.update(steps=self.steps, wall_s=self.wall_s)
+        recorded = [{"t": t_, "name": self.cs.recorded_events[k]["kind"] and
+                     self.data.elements[self.cs.recorded_events[k]["kind"].collection][
+                         self.cs.recorded_events[k]["position"]].name,
+                     "what": "event", "direction": "up" if d > 0 else "down"}
+                    for k, t_, d in self.cs.event_log]
+        traj.events = sorted(self.events + recorded, key=lambda e: e["t"])
+        return traj
+
     def _projected(self, s: np.ndarray, t: float) -> np.ndarray:
         """The state at an output time put back on the constraints (positions by Gauss-Newton,
         then velocities, both in the mass metric); the integrator continues from it."""
-        data, cs, pars, ta = self.data, self.cs, self.pars, self.cs.ta
-        n = 3 * len(data.bars)
+        data, cs, pars, ta, n = self.data, self.cs, self.pars, self.cs.ta, self.n
         geom = self.sim.geometry_fn(cs, pars, t)
         q, _, _ = geo.project_positions(s[:n], geom, data.coordinate_weights(), tol=1e-15,
                                         max_iter=5)
-        _, J = evaluate_geometry(cs, q, pars, t, qd=s[n:])
-        v = evaluate_outputs(cs, np.concatenate([q, s[n:]])[None, :], pars,
+        _, J = evaluate_geometry(cs, q, pars, t, qd=s[n:2 * n])
+        v = evaluate_outputs(cs, np.concatenate([q, s[n:2 * n]])[None, :], pars,
                              t)["velocity_residual"][0]
-        qd = geo.project_velocities(s[n:], J, mass_diagonal(data), v)
+        qd = geo.project_velocities(s[n:2 * n], J, mass_diagonal(data), v)
         ta.state[:n] = q
         ta.state[n:2 * n] = qd
         return np.array(ta.state)
+
+
+class _Actions(EventActions):
+    """What an element can do at its event (see :class:`EventActions`), on a :class:`_Run`."""
+
+    def __init__(self, run: _Run, kind, pos: int, element) -> None:
+        self.run, self.key, self.element = run, (kind.kind, pos), element
+        self.name = element.label_prefix(pos)
+
+    def is_active(self) -> bool:
+        return self.run.is_active(self.key)
+
+    def _geometry(self):
+        run = self.run
+        ta, n = run.cs.ta, run.n
+        q, qd = np.array(ta.state[:n]), np.array(ta.state[n:2 * n])
+        F, J = evaluate_geometry(run.cs, q, run.pars, ta.time, qd=qd)
+        return q, qd, J, F
+
+    def _own(self):
+        """The element's gap :math:`g` and its rate :math:`J\\dot q` (its rows switched on
+        for the evaluation: while off, they are scaled to 0)."""
+        was = self.is_active()
+        self.run.set_flag(self.key, True)
+        _, qd, J, F = self._geometry()
+        self.run.set_flag(self.key, was)
+        _, cols = self.run.cs.assembly.collected.switches[self.key]
+        return F[cols], J[cols] @ qd
+
+    def approach_speed(self) -> float:
+        return float(-np.min(self._own()[1]))
+
+    def leave(self) -> None:
+        """Integrate on until the element's gap is clearly open (``g >= ε``).
+
+        heyoka does not see a zero crossing of an event function that is exactly zero at the
+        start of a step (as a gap is right after a rebound or a release), so the motion is
+        continued in tiny, doubling steps until the gap has opened by ε = 1e-13·max(ℓ, 1);
+        an event met on the way is handled as usual.
+        """
+        run, ta = self.run, self.run.cs.ta
+        eps = 1e-13 * max(run.data.length_scale(), 1.0)
+        delta = 1e-12 * (run.grid[1] - run.grid[0])
+        for _ in range(80):
+            if float(np.min(self._own()[0])) >= eps:
+                return
+            res = ta.propagate_until(ta.time + delta)
+            code = int(res[0])
+            if -len(run.cs.terminal_events) <= code < 0:
+                run._on_event(run.cs.terminal_events[-code - 1])
+                return
+            if res[0] != hy.taylor_outcome.time_limit:
+                return
+            delta *= 2.0
+
+    def time_since_last(self) -> float:
+        last = self.run._last_event.get(self.key)
+        return float("inf") if last is None else float(self.run.cs.ta.time) - last
+
+    def impact(self, restitution: float, activate: bool) -> dict:
+        run = self.run
+        run.set_flag(self.key, True)
+        q, qd, J, _ = self._geometry()
+        _, cols = run.cs.assembly.collected.switches[self.key]
+        active = np.nonzero(run.active_mask())[0]
+        Md = mass_diagonal(run.data)
+        JA = J[active]
+        W = (JA / Md[None, :]) @ JA.T
+        target = np.zeros(len(active))
+        own = np.isin(active, cols)
+        approach = JA[own] @ qd
+        target[own] = -(1.0 + restitution) * approach
+        lam = np.linalg.lstsq(W, target, rcond=None)[0]
+        qd_new = qd + (JA.T @ lam) / Md
+        T0, T1 = 0.5 * np.sum(Md * qd * qd), 0.5 * np.sum(Md * qd_new * qd_new)
+        ta, n = run.cs.ta, run.n
+        ta.state[n:2 * n] = qd_new
+        if ta.state.shape[0] > 2 * n:  # the ledger: impacts dissipate
+            ta.state[2 * n + 1] += T0 - T1
+        run._last_event[self.key] = float(ta.time)
+        info = {"approach_speed": float(-approach.min()) if approach.size else 0.0,
+                "impulse": lam[own].tolist(), "kinetic_energy_lost": float(T0 - T1)}
+        if not activate:
+            run.set_flag(self.key, False)
+            run.after_event.append(self.leave)
+        return info
+
+    def switch(self, active: bool) -> None:
+        self.run.set_flag(self.key, active)
+        self.run._last_event[self.key] = float(self.run.cs.ta.time)
+        if not active:
+            self.run.after_event.append(self.leave)
+
+    def record(self, what: str, **info) -> None:
+        ta = self.run.cs.ta
+        self.run.events.append({"t": float(ta.time), "name": self.name, "what": what,
+                                "state": np.array(ta.state[:2 * self.run.n]), **info})
+
+    def stop(self) -> None:
+        self.run.stopped = True
 
 
 def first_step_guard(ta, max_h: float) -> None:
@@ -638,31 +837,3 @@ def _next_chunk(chunk: int, dt: float) -> int:
     if dt > 2 * CHUNK_S:
         return max(chunk // 2, 1)
     return chunk
-
-
-class _Monitor:
-    """Step callback: stops the integration at a singular pose or a non-finite state."""
-
-    def __init__(self, cs: CompiledSystem, pars: np.ndarray, threshold: float):
-        self.cs = cs
-        self.pars = pars
-        self.threshold = threshold
-        self.reason: str | None = None
-        self.last_t = 0.0
-        self.last_state = np.array(cs.ta.state)
-        self.active = cs.m > 0 and threshold > 0
-
-    def __call__(self, ta) -> bool:
-        s = ta.state
-        if not np.all(np.isfinite(s)):
-            self.reason = "non-finite state"
-            return False
-        if self.active:
-            sing = evaluate_singularity(self.cs, s, self.pars, ta.time)
-            if not sing > self.threshold:
-                self.reason = (f"near-singular pose: min pivot ratio of W {sing:.3g} below "
-                               f"{self.threshold:g}")
-                return False
-        self.last_t = ta.time
-        self.last_state = s.copy()
-        return True

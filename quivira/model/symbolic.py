@@ -35,11 +35,15 @@ from .data import ModelData
 from .elements import KINDS, Constraint, Load, Row, RowContext
 from .elements.base import is_expression
 
+#: default threshold of the singularity monitor (a pivot ratio of W)
+DEFAULT_SINGULAR_THRESHOLD = 1e-8
+
 
 def parameter_layout(data: ModelData) -> list[tuple[tuple, float]]:
     """``[(key, value), ...]``: the runtime parameters of ``data`` in ``hy.par`` order.
 
-    Keys: ``("g",)``, ``("bar", i, name)``, ``(kind, index, *name)`` of the elements, and
+    Keys: ``("g",)``, ``("bar", i, name)``, ``(kind, index, *name)`` of the elements, the
+    singularity monitor's threshold ``("singular_threshold",)`` (set by ``simulate``) and
     ``("stabilization",)`` last. The compiled equations add further parameters computed from
     these (:class:`~quivira.model.monomials.Coefficients`).
     """
@@ -48,6 +52,7 @@ def parameter_layout(data: ModelData) -> list[tuple[tuple, float]]:
         out.extend((("bar", i, name), v) for name, v in b.parameters(data.g))
     for kind, pos, el in data.items():
         out.extend(((kind.kind, pos, *name), v) for name, v in el.parameters(data.bars))
+    out.append((("singular_threshold",), DEFAULT_SINGULAR_THRESHOLD))
     out.append((("stabilization",), data.stabilization))
     return out
 
@@ -120,6 +125,11 @@ class Collected:
     load_power: dict = field(default_factory=dict)
     #: per load (by name): its own force outputs ``[(label, term), ...]``
     load_forces: dict = field(default_factory=dict)
+    #: events: dicts with kind, position, role, value (poly, expression or ("lambda", col)),
+    #: direction, when, flag (the active parameter's index or None), terminal
+    events: list = field(default_factory=list)
+    #: per switchable element (kind, position): (its active parameter index, its columns)
+    switches: dict = field(default_factory=dict)
     #: whether the equations carry the integrated work and dissipation (extra states)
     ledger: bool = False
 
@@ -146,7 +156,8 @@ def collect(data: ModelData, index: dict[tuple, int], values: list[float] | None
     vel: list = []
     Q: list[Terms] = [[] for _ in range(3 * n_bars)]
     extra: dict = {"load_potential": [], "power_in": [], "dissipation": [], "elastic": {},
-                   "load_power": {}, "load_forces": {}, "inputs": [], "ledger": False}
+                   "load_power": {}, "load_forces": {}, "inputs": [], "ledger": False,
+                   "events": []}
     per_element: list = []
     for kind, pos, el in data.items():
         ctx = RowContext(index, kind.kind, pos, values, n_bars)
@@ -156,7 +167,8 @@ def collect(data: ModelData, index: dict[tuple, int], values: list[float] | None
                 flag = ctx.par("active")
                 shift = mo.add(mo.constant(1.0), mo.constant(-1.0, flag))
             mine = []
-            for row in el.rows(ctx):
+            raw_rows = el.rows(ctx)
+            for row in raw_rows:
                 if flag is not None:
                     value = (ctx._expr(flag) * row.value if is_expression(row.value)
                              else mo.mul(row.value, mo.constant(1.0, flag)))
@@ -165,6 +177,17 @@ def collect(data: ModelData, index: dict[tuple, int], values: list[float] | None
                 (vel if row.velocity else hol).append(entry)
                 mine.append(entry)
             per_element.append((kind, pos, el, mine))
+            extra["ledger"] |= getattr(kind, "dissipates", False)  # impacts lose energy
+            for ev in el.events(ctx):
+                value = ev.value
+                if isinstance(value, tuple) and value[0] == "row":
+                    value = raw_rows[value[1]].value
+                elif isinstance(value, tuple) and value[0] == "lambda":
+                    value = ("lambda", id(mine[value[1]][0]))  # a column, resolved below
+                extra["events"].append({"kind": kind, "position": pos, "role": ev.role,
+                                        "value": value, "direction": ev.direction,
+                                        "when": ev.when, "flag": flag,
+                                        "terminal": ev.terminal})
         elif issubclass(kind, Load):
             power: Terms = []
             for j, term in el.generalized_forces(ctx):
@@ -184,8 +207,20 @@ def collect(data: ModelData, index: dict[tuple, int], values: list[float] | None
             extra["dissipation"] += _as_terms(el.dissipation(ctx))
             extra["ledger"] |= kind.drives or kind.dissipates
             extra["inputs"] += [(ctx.par(nm), f"{kind.kind} {pos} · {nm}") for nm in kind.inputs]
+        else:
+            extra["events"] += [{"kind": kind, "position": pos, "role": ev.role,
+                                 "value": ev.value, "direction": ev.direction, "when": ev.when,
+                                 "flag": None, "terminal": ev.terminal} for ev in el.events(ctx)]
     entries = hol + vel
     column = {id(e[0]): k for k, e in enumerate(entries)}
+    for ev in extra["events"]:
+        if isinstance(ev["value"], tuple) and ev["value"][0] == "lambda":
+            ev["value"] = ("lambda", column[ev["value"][1]])
+    switches = {}
+    for kind, pos, _, mine in per_element:
+        if kind.switchable:
+            switches[(kind.kind, pos)] = (index[(kind.kind, pos, "active")],
+                                          [column[id(e[0])] for e in mine])
     reactions: dict[tuple, list] = {}
     for _, pos, el, mine in per_element:
         cols = [(column[id(e[0])], e[0]) for e in mine]
@@ -207,7 +242,8 @@ def collect(data: ModelData, index: dict[tuple, int], values: list[float] | None
         rows=[e[0] for e in entries], owners=[e[1] for e in entries],
         shifts=[e[2] for e in entries], n_holonomic=len(hol), Q=Q, kinetic=mo.add(*kinetic),
         gravity=mo.add(*gravity), mass_params=mass_params, inv_mass_params=inv_mass_params,
-        weight_params=weight_params, reaction_map=list(reactions.items()), **extra)
+        weight_params=weight_params, reaction_map=list(reactions.items()), switches=switches,
+        **extra)
 
 
 # ------------------------------------------------------------------------ heyoka expressions

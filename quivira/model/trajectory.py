@@ -103,6 +103,11 @@ class Trajectory:
     load_forces: dict = field(default_factory=dict)
     #: whether the model has drives or dampers (the work and dissipation were integrated)
     nonconservative: bool = False
+    #: the events of the run, in time order: dicts with ``t`` (s), ``name`` (of the element),
+    #: ``what`` ("latched", "impact", "rests", "released", "event") and, for switches and
+    #: impacts, the ``state`` there and ``kinetic_energy_lost``, ``impulse``,
+    #: ``approach_speed``
+    events: list = field(default_factory=list)
     #: computes {"lambda_mult", "qdd", "singularity"} on first access (a picklable object)
     dynamics_source: Callable[[], dict] | None = field(default=None, repr=False)
     _dyn: dict | None = field(default=None, init=False, repr=False)
@@ -152,7 +157,8 @@ class Trajectory:
     def reactions(self) -> list[ReactionForce]:
         """Force (N) of every joint and support on every bar it touches."""
         if self._reactions is None:
-            self._reactions = reactions_from_multipliers(self.lambda_mult, self.reaction_map)
+            self._reactions = reactions_from_multipliers(self.lambda_mult, self.reaction_map,
+                                                         self.q)
         return self._reactions
     @property
     def energy(self) -> np.ndarray:
@@ -495,13 +501,20 @@ class SimulationInterrupted(KeyboardInterrupt):
         self.trajectory = trajectory
 
 
-def reactions_from_multipliers(lam: np.ndarray, reaction_map: list) -> list[ReactionForce]:
+def reactions_from_multipliers(lam: np.ndarray, reaction_map: list,
+                               q: np.ndarray | None = None) -> list[ReactionForce]:
     """Turn multiplier columns into :class:`ReactionForce` records (see
-    :attr:`Trajectory.reaction_map`)."""
+    :attr:`Trajectory.reaction_map`). A term's axis is 0 (x), 1 (y), or ``("normal", b)``: the
+    normal :math:`(-\\sin θ_b, \\cos θ_b)` of bar ``b`` along the motion (needs ``q``)."""
     out = []
     for (kind, index, bar), terms in reaction_map:
         force = np.zeros((lam.shape[0], 2))
         for col, axis, sign in terms:
-            force[:, axis] += sign * lam[:, col]
+            if isinstance(axis, (tuple, list)):
+                th = q[:, 3 * axis[1] + 2]
+                force[:, 0] -= sign * lam[:, col] * np.sin(th)
+                force[:, 1] += sign * lam[:, col] * np.cos(th)
+            else:
+                force[:, axis] += sign * lam[:, col]
         out.append(ReactionForce(kind, index, bar, force))
     return out

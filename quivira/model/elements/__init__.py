@@ -1,6 +1,7 @@
 """The element kinds of the bar model, one class each, and their registry.
 
-Every kind is one module here with one class (see :mod:`.base` for what a class provides):
+Every kind is one class, in a module of its own or with close relatives (see :mod:`.base`
+for what a class provides):
 
 ========================  =====================  ==========================================
 class                     module                 what it adds
@@ -16,6 +17,13 @@ class                     module                 what it adds
 :class:`ForceActuator`    ``actuators``          a force given by a law of time and state
 :class:`TorqueActuator`   ``actuators``          a torque given by a law of time and state
 :class:`Parameter`        ``actuators``          a named runtime parameter of the laws
+:class:`PinInSlot`        ``sliders``            a bar point kept on the line of another bar
+:class:`PrismaticJoint`   ``sliders``            a bar sliding along another, rotation locked
+:class:`GroundSlider`     ``sliders``            a bar point on a ground line at any angle
+:class:`Latch`            ``switching``          locks a hinge when it reaches an angle
+:class:`AngleStop`        ``switching``          a one-sided angle limit with restitution
+:class:`Contact`          ``switching``          a bar point above a ground line (floor, wall)
+:class:`UserEvent`        ``user_event``         a recorded (or terminal) event of the user
 ========================  =====================  ==========================================
 
 **Adding a kind** = writing one class (a subclass of :class:`~.base.Constraint` or
@@ -38,10 +46,13 @@ from .coordinate import CoordinateConstraint
 from .knife_edge import KnifeEdge
 from .pin_joint import PinJoint
 from .point_load import PointLoad
+from .sliders import GroundSlider, PinInSlot, PrismaticJoint
 from .spring_damper import SpringDamper
 from .support import Support
+from .switching import AngleStop, Contact, Latch
 from .torsional_spring import TorsionalSpring
 from .user import UserConstraint
+from .user_event import UserEvent
 
 #: the registered element kinds, in row / parameter / file order
 KINDS: tuple[type[Element], ...] = (
@@ -51,11 +62,18 @@ KINDS: tuple[type[Element], ...] = (
     CoordinateConstraint,
     UserConstraint,
     KnifeEdge,
+    PinInSlot,
+    PrismaticJoint,
+    GroundSlider,
+    Latch,
+    AngleStop,
+    Contact,
     PointLoad,
     SpringDamper,
     TorsionalSpring,
     ForceActuator,
     TorqueActuator,
+    UserEvent,
 )
 
 #: kind class by collection name (the key of its list in model data and files)
@@ -70,12 +88,18 @@ __all__ = [
     "Constraint",
     "CoordinateConstraint",
     "Element",
+    "AngleStop",
+    "Contact",
     "ForceActuator",
+    "GroundSlider",
+    "Latch",
     "KnifeEdge",
     "Load",
     "LoadContext",
     "Parameter",
+    "PinInSlot",
     "PinJoint",
+    "PrismaticJoint",
     "PointLoad",
     "Row",
     "RowContext",
@@ -84,4 +108,5 @@ __all__ = [
     "TorqueActuator",
     "TorsionalSpring",
     "UserConstraint",
+    "UserEvent",
 ]

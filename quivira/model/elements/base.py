@@ -185,6 +185,72 @@ class LoadContext:
     parameters: set = field(default_factory=set)
 
 
+@dataclass(frozen=True)
+class EventSpec:
+    """An event an element watches during a simulation (located exactly by heyoka on the
+    Taylor series of ``value``).
+
+    Attributes
+    ----------
+    role : str
+        What it means to its element (passed back to :meth:`Element.on_event`).
+    value : Poly, heyoka.expression or tuple
+        The event function, zero at the event: a poly or expression of the state and time,
+        ``("row", r)`` for the element's own row ``r`` (before any switching), or
+        ``("lambda", r)`` for the multiplier of its row ``r``.
+    direction : {"any", "up", "down"}
+        Which zero crossings count (``"down"``: the function decreases through zero).
+    when : {"always", "inactive", "active"}
+        For switchable elements: watched only while their rows are switched off / on (the
+        function is replaced by 1 otherwise, so it cannot trigger).
+    terminal : bool
+        Stop the integration at the event (to switch constraints or apply an impulse) or
+        only record it.
+    """
+
+    role: str
+    value: Any
+    direction: str = "any"
+    when: str = "always"
+    terminal: bool = True
+
+
+class EventActions:
+    """What an element may do when one of its events triggers (given to
+    :meth:`Element.on_event` by the simulator)."""
+
+    def is_active(self) -> bool:  # pragma: no cover - interface
+        """Whether the element's rows are switched on now."""
+        raise NotImplementedError
+
+    def impact(self, restitution: float, activate: bool) -> dict:  # pragma: no cover
+        """Apply the impulse through the Delassus matrix of the active rows and the element's
+        rows that makes their velocity :math:`-e` times the approach velocity (Newton's law;
+        other active rows keep their velocity), then switch the element's rows on if
+        ``activate``. Returns ``{"approach_speed", "impulse", "kinetic_energy_lost"}``."""
+        raise NotImplementedError
+
+    def approach_speed(self) -> float:  # pragma: no cover - interface
+        """How fast the element's row closes now, :math:`-J\\dot q \\ge 0` (m/s or rad/s)."""
+        raise NotImplementedError
+
+    def time_since_last(self) -> float:  # pragma: no cover - interface
+        """Time (s) since this element's previous event in this run (inf if none)."""
+        raise NotImplementedError
+
+    def switch(self, active: bool) -> None:  # pragma: no cover - interface
+        """Switch the element's rows on or off (no impulse)."""
+        raise NotImplementedError
+
+    def record(self, what: str, **info: Any) -> None:  # pragma: no cover - interface
+        """Record the event on the trajectory (``traj.events``)."""
+        raise NotImplementedError
+
+    def stop(self) -> None:  # pragma: no cover - interface
+        """End the simulation here (the trajectory so far is returned)."""
+        raise NotImplementedError
+
+
 class Element:
     """Base of every element kind (see the module docstring).
 
@@ -239,6 +305,13 @@ class Element:
     def describe(self, position: int) -> str:
         """One line of the model summary."""
         raise NotImplementedError
+
+    def events(self, ctx: RowContext) -> list[EventSpec]:
+        """The events the element watches during a simulation (none by default)."""
+        return []
+
+    def on_event(self, role: str, act: EventActions) -> None:
+        """What the element does when its event ``role`` triggers (see :class:`EventActions`)."""
 
     def label_prefix(self, position: int) -> str:
         """How the element is named in messages, e.g. ``"support 2"`` or its name."""
