@@ -883,19 +883,31 @@ def _named_rows(msg, labels):
     return [lb for lb in labels if lb in msg]
 
 
-def test_redundant_double_pin():
-    m = bar_joint_model()
-    m.add_bar_at_attitude(0.0, 0.0, 0.3, 1.0, 1.0)
-    m.add_support(0, -0.5, False, False)
-    m.add_support(0, -0.5, False, False)
-    with pytest.raises(ValueError, match="redundant") as exc:
-        m.simulate(1.0, 3)
-    named = _named_rows(str(exc.value), m.constraint_labels)
-    assert named == ["support 0 · x", "support 0 · y", "support 1 · x", "support 1 · y"]
+def test_redundant_double_pin_moves_as_one_pin():
+    """Two identical pins: redundant but consistent rows. The motion is the pendulum's (the
+    same as with one pin), the redundant rows are named, and the minimum-norm multipliers
+    share the pin force equally (their sum is the single pin's force)."""
+    def pendulum(pins):
+        m = bar_joint_model()
+        m.add_bar_at_attitude(0.5 * math.cos(0.3), 0.5 * math.sin(0.3), 0.3, 1.0, 1.0)
+        for _ in range(pins):
+            m.add_support(0, -0.5, False, False)
+        return m
+
+    one, two = pendulum(1).simulate(1.0, 11), pendulum(2).simulate(1.0, 11)
+    np.testing.assert_allclose(two.q, one.q, atol=1e-12)
+    assert two.constraint_info["redundant"] == ["support 1 · x", "support 1 · y"]
+    assert two.constraint_info["unique"] is False and not one.constraint_info
+    f0, f1 = two.support_force(0), two.support_force(1)
+    np.testing.assert_allclose(f0 + f1, one.support_force(0), atol=1e-9)
+    np.testing.assert_allclose(f0, f1, atol=1e-9)
 
 
-def test_redundant_over_braced_truss():
-    """A square with both diagonals (joined at the corners only), pin + roller."""
+def test_redundant_over_braced_truss_statics():
+    """A square with both diagonals (joined at the corners only), pin + roller, at rest under
+    gravity: it stays at rest; statics gives the support reactions (each carries half the
+    weight, no horizontal force at the roller); the redundant member forces are reported as
+    the minimum-norm solution."""
     A, B, C, D = (0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)
     m = bar_joint_model()
     for p0, p1 in ((A, B), (B, C), (C, D), (D, A), (A, C), (B, D)):
@@ -908,14 +920,18 @@ def test_redundant_over_braced_truss():
     m.add_support(0, 0.5, True, False)
     state = np.array(m.get_initial_state())
     assert m.check_constraint_fulfillment(state)["max_position"] < 1e-15
-    with pytest.raises(ValueError, match="redundant") as exc:
-        m.simulate(1.0, 3)
-    labels = m.constraint_labels
-    named = _named_rows(str(exc.value), labels)
-    assert len(named) >= 2
+    tr = m.simulate(1.0, 5)
+    weight = 9.81 * sum(b.mass for b in m.bars)
+    np.testing.assert_allclose(tr.q, np.repeat(state[None, :18], 5, axis=0), atol=1e-12)
+    assert len(tr.constraint_info["redundant"]) == 1
+    np.testing.assert_allclose(tr.support_force(0)[:, 1], weight / 2, rtol=1e-10)
+    np.testing.assert_allclose(tr.support_force(1), [[0.0, weight / 2]] * 5, atol=1e-9)
     J = jacobian_via_api(m, state[:18])
-    rows = [labels.index(lb) for lb in named]
-    assert np.linalg.matrix_rank(J[rows]) < len(rows)  # the named rows are dependent
+    # the multipliers reproduce the constraint force of the independent rows
+    lam = tr.lambda_mult[0]
+    M = np.diag([w for b in m.bars for w in (b.mass, b.mass, b.mass / 12 * b.length**2)])
+    gravity = np.array([-9.81 * b.mass if c == 1 else 0.0 for b in m.bars for c in range(3)])
+    np.testing.assert_allclose(J.T @ lam + gravity, M @ tr.qdd[0], atol=1e-9)
 
 
 def _base():

@@ -18,7 +18,9 @@ Same equations as :func:`quivira.lagrangian.assemble_eom` for the model's Lagran
    atom.
 3. :math:`W = J M^{-1} J^T` entry by entry as polys (for a bar, the atoms
    :math:`\\sin^2θ, \\sin θ\\cos θ, \\cos^2θ` serve every entry it couples), with the diagonal
-   shifts that switch the rows of switchable constraints off.
+   shifts that switch the rows of switchable constraints off, and the diagonal scaled by a
+   runtime parameter :math:`1 + ε` (1 except across singular poses, where the regularized
+   :math:`W + ε\\,\\mathrm{diag}(W)` keeps :math:`\\ddot q` finite and accurate).
 4. Right-hand side with Baumgarte stabilization at rate :math:`α` (runtime parameter
    ``("stabilization",)``):
 
@@ -177,11 +179,13 @@ class BarAssembly:
         return self.gravity + self.load_potential
 
 
-def assemble_bar_model(data: ModelData, solver="ordered") -> BarAssembly:
-    """Build the model's equations (see the module docstring)."""
+def assemble_bar_model(data: ModelData, solver="ordered",
+                       excluded: frozenset = frozenset()) -> BarAssembly:
+    """Build the model's equations (see the module docstring), without the rows
+    ``excluded`` (redundant ones, see :func:`~quivira.model.symbolic.collect`)."""
     layout = parameter_layout(data)
     index = {key: k for k, (key, _) in enumerate(layout)}
-    col = collect(data, index)
+    col = collect(data, index, excluded=excluded)
     coefs = mo.Coefficients(len(layout))
     n_bars = len(data.bars)
     n = 3 * n_bars
@@ -241,10 +245,13 @@ def assemble_bar_model(data: ModelData, solver="ordered") -> BarAssembly:
         if r.shift is not None:
             W_poly[k].setdefault(k, []).append(r.shift)
     W_rows: list[dict] = [{} for _ in range(m)]
+    diag_scale = hy.par[index[("diagonal_scale",)]]  # 1, or 1 + ε across singular poses
     for k in range(m):
         for ell, parts in W_poly[k].items():
             w = mo.to_expression(mo.add(*parts), coefs, atoms)
             if not is_zero(w):
+                if ell == k:
+                    w = as_expression(w) * diag_scale
                 W_rows[k][ell] = w
                 W_rows[ell][k] = w
     alpha = index[("stabilization",)]

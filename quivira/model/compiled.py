@@ -168,10 +168,11 @@ def singularity_measures(parts) -> list:
 
 
 def compile_system(data: ModelData, tol: float | None, options: dict,
-                   solver: str = "ordered") -> CompiledSystem:
-    """Build and compile the integrator and output functions for the topology of ``data``."""
+                   solver: str = "ordered", excluded: frozenset = frozenset()) -> CompiledSystem:
+    """Build and compile the integrator and output functions for the topology of ``data``
+    (without the rows ``excluded``)."""
     t0 = time.perf_counter()
-    asm = assemble_bar_model(data, solver)
+    asm = assemble_bar_model(data, solver, excluded)
     parts = asm.parts
     sys = ode_system(parts)
     if asm.collected.ledger:  # the energy ledger: work in and energy dissipated, integrated
@@ -227,21 +228,25 @@ def _recorder(log: list, k: int):
 
 def event_table(asm: BarAssembly, data: ModelData) -> tuple[list, list]:
     """The terminal and the recorded events of the compiled system: the elements' events, and
-    the singularity monitor as one terminal event per pivot ratio of W,
-    :math:`d_k/W_{kk} - p_{thr} = 0` falling (``p_thr`` the runtime parameter
-    ``("singular_threshold",)``; 0 switches it off)."""
+    the singularity monitor, two terminal events per pivot ratio of W: :math:`d_k/W_{kk} -
+    p_{thr} = 0` falling (a singular pose comes: ``p_thr`` the runtime parameter
+    ``("singular_threshold",)``, 0 switches it off) and :math:`d_k/W_{kk} - p_{rel} = 0`
+    rising (it is passed: ``("singular_release",)``, -1 while not watched)."""
     terminal = [e for e in asm.events if e["terminal"]]
     recorded = [e for e in asm.events if not e["terminal"]]
     parts = asm.parts
     if parts.W_solve is not None:
         from .symbolic import parameter_layout
 
-        thr = [k for k, (key, _) in enumerate(parameter_layout(data))
-               if key == ("singular_threshold",)][0]
+        keys = [key for key, _ in parameter_layout(data)]
+        thr = keys.index(("singular_threshold",))
+        rel = keys.index(("singular_release",))
         for k, ratio in enumerate(singularity_measures(parts)):
-            terminal.append({"kind": None, "position": None, "role": "singular",
-                             "row": parts.W_solve.perm[k], "direction": "down",
-                             "expr": as_expression(ratio) - hy.par[thr]})
+            row = parts.W_solve.perm[k]
+            terminal.append({"kind": None, "position": None, "role": "singular", "row": row,
+                             "direction": "down", "expr": as_expression(ratio) - hy.par[thr]})
+            terminal.append({"kind": None, "position": None, "role": "regular", "row": row,
+                             "direction": "up", "expr": as_expression(ratio) - hy.par[rel]})
     return terminal, recorded
 
 

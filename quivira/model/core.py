@@ -1416,7 +1416,7 @@ class bar_joint_model:  # noqa: N801 - API name
     def simulate(self, t_end: float, n_points: int = 201, *, tol: float | None = None,
                  projection: bool = False, singular_threshold: float = 1e-8,
                  purpose: str = "interactive", max_steps: int = DEFAULT_MAX_STEPS,
-                 max_wall_s: float = DEFAULT_MAX_WALL_S) -> Trajectory:
+                 max_wall_s: float = DEFAULT_MAX_WALL_S, singular: str = "pass") -> Trajectory:
         """Integrate the motion from the initial state over ``[0, t_end]``.
 
         Uses ``hy.taylor_adaptive`` (cached by topology, data as runtime parameters) and
@@ -1434,7 +1434,15 @@ class bar_joint_model:  # noqa: N801 - API name
             Project positions and velocities onto the constraint manifold at every output
             time (Gauss–Newton in the mass metric), removing drift on long runs.
         singular_threshold : float
-            Stop when :math:`\\min_k d_k/W_{kk}` (see :class:`Trajectory`) falls below it.
+            The singularity monitor watches :math:`\\min_k d_k/W_{kk}` (see
+            :class:`Trajectory`): below this value the pose counts as singular (0: not
+            watched).
+        singular : {"pass", "stop"}
+            At a singular pose (the rows of J nearly dependent, e.g. a linkage passing a flat
+            or aligned pose): pass through it, solving with the regularized
+            :math:`W + ε\\,\\mathrm{diag}(W)` until the pose is passed (the crossing is
+            recorded in ``traj.events`` with the rows concerned), or stop with
+            :class:`SingularConfigurationError`.
         purpose : {"interactive", "long"}
             Compile options: fast compiling, or fast running.
         max_steps : int
@@ -1453,8 +1461,8 @@ class bar_joint_model:  # noqa: N801 - API name
             A bad argument; initial positions that violate a constraint; redundant
             constraints; outputs that would need more than 2 GB.
         SingularConfigurationError
-            A singular pose or non-finite state was met; carries ``t`` (the last valid time),
-            ``state`` and the trajectory up to then.
+            A singular pose (with ``singular="stop"``) or a non-finite state was met; carries
+            ``t`` (the last valid time), ``state`` and the trajectory up to then.
         BudgetExceededError
             ``max_steps`` or ``max_wall_s`` was used up; carries the trajectory so far.
         SimulationInterrupted
@@ -1469,7 +1477,7 @@ class bar_joint_model:  # noqa: N801 - API name
         return self._simulator.simulate(
             self._data, self.tolerance, t_end, n_points, tol=tol, projection=projection,
             singular_threshold=singular_threshold, purpose=purpose, max_steps=max_steps,
-            max_wall_s=max_wall_s)
+            max_wall_s=max_wall_s, singular=singular)
 
     # ------------------------------------------------------------------ equations
     def build_lagrange_eom(self, return_multipliers: bool = False, return_W: bool = False):

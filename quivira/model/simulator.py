@@ -123,18 +123,52 @@ class DynamicsSource:
     """
 
     def __init__(self, cs: CompiledSystem, data: ModelData, solver: str, states: np.ndarray,
-                 pars: np.ndarray, t: np.ndarray) -> None:
+                 pars: np.ndarray, t: np.ndarray, excluded: frozenset = frozenset()) -> None:
         self._cs = weakref.ref(cs)
-        self._key = (cs.tol, dict(cs.options), solver)
+        self._key = (cs.tol, dict(cs.options), solver, excluded)
         self._data = data
         self.states, self.pars, self.t = states, pars, t
 
-    def __call__(self) -> dict:
+    def system(self) -> CompiledSystem:
+        """The compiled system (compiled again if it is gone)."""
         cs = self._cs()
         if cs is None:
-            tol, options, solver = self._key
-            cs = compile_system(self._data, tol, options, solver)
-        return evaluate_dynamics(cs, self.states, self.pars, self.t)
+            tol, options, solver, excluded = self._key
+            cs = compile_system(self._data, tol, options, solver, excluded)
+            self._cs = weakref.ref(cs)
+            self._keep = cs  # compiled for this trajectory: keep it while it is needed
+        return cs
+
+    def __call__(self) -> dict:
+        return evaluate_dynamics(self.system(), self.states, self.pars, self.t)
+
+
+class RedundantDynamics:
+    """Multipliers of every row of a model with redundant rows: the motion comes from an
+    independent subset (``reduced``), whose generalized constraint force
+    :math:`J_r^T\\lambda_r` every row shares; the reported :math:`\\lambda` is the
+    minimum-norm solution of :math:`J^T\\lambda = J_r^T\\lambda_r` (not unique: any null
+    vector of :math:`J^T` may be added)."""
+
+    def __init__(self, reduced: DynamicsSource, full: DynamicsSource) -> None:
+        self.reduced, self.full = reduced, full
+        self.states, self.pars, self.t = full.states, full.pars, full.t
+
+    def __call__(self) -> dict:
+        out = self.reduced()
+        full, red_cs = self.full.system(), self.reduced.system()
+        n = full.n
+        lam = np.zeros((self.states.shape[0], full.m))
+        t = np.broadcast_to(np.asarray(self.t, dtype=float), (self.states.shape[0],))
+        for i, s in enumerate(self.states):
+            p_full = self.pars[i] if np.ndim(self.pars) == 2 else self.pars
+            p_red = (self.reduced.pars[i] if np.ndim(self.reduced.pars) == 2
+                     else self.reduced.pars)
+            _, J = evaluate_geometry(full, s[:n], p_full, t[i], qd=s[n:])
+            _, Jr = evaluate_geometry(red_cs, s[:n], p_red, t[i], qd=s[n:])
+            force = Jr.T @ out["lambda_mult"][i]
+            lam[i] = np.linalg.lstsq(J.T, force, rcond=None)[0]
+        return {**out, "lambda_mult": lam}
 
 
 class Simulator:
@@ -190,9 +224,11 @@ class Simulator:
             self._cache.popitem(last=False)
 
     # ------------------------------------------------------------------ compiled code
-    def _key(self, data: ModelData, tol: float | None, purpose: str) -> tuple:
+    def _key(self, data: ModelData, tol: float | None, purpose: str,
+             excluded: frozenset = frozenset()) -> tuple:
         opts = default_compile_options(3 * len(data.bars), purpose)
-        return (topology_key(data), tol, tuple(sorted(opts.items())), self.solver)
+        return (topology_key(data), tol, tuple(sorted(opts.items())), self.solver,
+                tuple(sorted(excluded, key=str)))
 
     def is_compiled(self, data: ModelData, tol: float | None = None,
                     purpose: str = "interactive") -> bool:
@@ -200,10 +236,11 @@ class Simulator:
         return self._key(data, tol, purpose) in self._cache
 
     def compiled(self, data: ModelData, tol: float | None = None, purpose: str = "interactive",
-                 *, dynamics: bool = False) -> CompiledSystem:
+                 *, dynamics: bool = False, excluded: frozenset = frozenset()) -> CompiledSystem:
         """The compiled system of the topology of ``data`` (built on first use, then cached);
-        with ``dynamics`` also the function of multipliers and accelerations."""
-        key = self._key(data, tol, purpose)
+        with ``dynamics`` also the function of multipliers and accelerations; without the
+        (redundant) rows ``excluded``."""
+        key = self._key(data, tol, purpose, excluded)
         with self._lock:
             cs = self._cache.get(key)
             if cs is None:
@@ -211,7 +248,7 @@ class Simulator:
                     raise ValueError("the model has no bars; add a bar first")
                 cs = compile_system(data, tol,
                                     default_compile_options(3 * len(data.bars), purpose),
-                                    self.solver)
+                                    self.solver, excluded)
                 self._cache[key] = cs
                 self._trim()
             else:
@@ -232,11 +269,13 @@ class Simulator:
         ``stabilized=False`` sets the Baumgarte rate to 0: the accelerations and multipliers of
         the exact Lagrangian equations at any state (for inspection); ``threshold`` is the
         singularity monitor's (default 1e-8)."""
-        base = np.array([v for _, v in parameter_layout(data)], dtype=float)
+        layout = parameter_layout(data)
+        base = np.array([v for _, v in layout], dtype=float)
         if not stabilized:
             base[-1] = 0.0  # ("stabilization",), last in parameter_layout
         if threshold is not None:
-            base[-2] = threshold  # ("singular_threshold",), second to last
+            base[[k for k, (key, _) in enumerate(layout)
+                  if key == ("singular_threshold",)]] = threshold
         return cs.parameters(base)
 
     @staticmethod
@@ -328,9 +367,26 @@ class Simulator:
             residual=float(np.max(np.abs(F))) if F.size else 0.0)
         return np.concatenate([q, qd]), report
 
+    @staticmethod
+    def redundant_rows(data: ModelData, cs: CompiledSystem, J: np.ndarray) -> list[int]:
+        """Rows that repeat what the others already constrain at ``J``: scanning the switched-on
+        rows in order, each row that does not raise the (scale-aware) rank is redundant."""
+        active = np.nonzero(Simulator.active_rows(data, cs))[0]
+        rank, rows = geo.dependent_rows(J[active], data.coordinate_weights())
+        if not rows:
+            return []
+        kept: list[int] = []
+        out: list[int] = []
+        for k in active:
+            trial = kept + [int(k)]
+            r, _ = geo.dependent_rows(J[trial], data.coordinate_weights())
+            (kept if r == len(trial) else out).append(int(k))
+        return out
+
     def consistent_start(self, data: ModelData, tolerance: float, cs: CompiledSystem,
                          pars: np.ndarray) -> np.ndarray:
-        """Check the initial state: positions, redundancy, velocities (projected, warning)."""
+        """Check the initial state: positions, redundancy, velocities (projected, warning).
+        Redundant rows are not an error here (see :meth:`simulate`)."""
         n = 3 * len(data.bars)
         state = initial_state(data, "simulate")
         F, J = evaluate_geometry(cs, state[:n], pars, qd=state[n:])
@@ -345,14 +401,6 @@ class Simulator:
                     + ("; ..." if bad.size > 6 else "")
                     + f" (tolerance {tolerance:g} × length scale {scale:g}); fix the poses or "
                     "call model.assemble()")
-            active = np.nonzero(self.active_rows(data, cs))[0]
-            rank, rows = geo.dependent_rows(J[active], data.coordinate_weights())
-            if rows:
-                raise ValueError(
-                    f"redundant constraints: J has rank {rank} < {len(active)} rows at the "
-                    "initial pose; these rows are linearly dependent: "
-                    + ", ".join(labels[active[k]] for k in rows)
-                    + ". Remove one of them (e.g. a support or joint that repeats another)")
             v = evaluate_outputs(cs, state[None, :], pars)["velocity_residual"][0]
             if np.max(np.abs(v)) > tolerance * scale:
                 worst = int(np.argmax(np.abs(v)))
@@ -369,9 +417,11 @@ class Simulator:
                  *, tol: float | None = None, projection: bool = False,
                  singular_threshold: float = 1e-8, purpose: str = "interactive",
                  max_steps: int = DEFAULT_MAX_STEPS,
-                 max_wall_s: float = DEFAULT_MAX_WALL_S) -> Trajectory:
+                 max_wall_s: float = DEFAULT_MAX_WALL_S, singular: str = "pass") -> Trajectory:
         """Integrate the motion from the initial state of ``data`` over ``[0, t_end]`` (see
         :meth:`quivira.bar_joint_model.simulate`)."""
+        if singular not in ("pass", "stop"):
+            raise ValueError(f"singular must be 'pass' or 'stop', got {singular!r}")
         t_end = check_positive(t_end, "t_end")
         n_points = _check_count(n_points, "n_points", 2)
         tol = None if tol is None else _check_tol(tol)
@@ -382,15 +432,23 @@ class Simulator:
         max_wall_s = check_positive(max_wall_s, "max_wall_s")
         n = 3 * len(data.bars)
         with self._lock:
-            cs = self.compiled(data, tol, purpose)
-            nbytes = n_points * 8 * (4 * n + 4 * cs.m + 4)
+            full = self.compiled(data, tol, purpose)
+            nbytes = n_points * 8 * (4 * n + 4 * full.m + 4)
             if nbytes > MAX_OUTPUT_BYTES:
                 raise ValueError(
                     f"n_points = {n_points} would need about {nbytes / 1e9:.3g} GB of outputs "
                     f"for this model (limit {MAX_OUTPUT_BYTES / 1e9:g} GB); use fewer n_points")
             grid = np.linspace(0.0, t_end, n_points)
-            pars = self.parameters(data, cs, threshold=singular_threshold)
-            state0 = self.consistent_start(data, tolerance, cs, pars)
+            pars = self.parameters(data, full, threshold=singular_threshold)
+            state0 = self.consistent_start(data, tolerance, full, pars)
+            _, J = evaluate_geometry(full, state0[:n], pars, qd=state0[n:])
+            redundant = self.redundant_rows(data, full, J)
+            cs = full
+            if redundant:  # integrate with an independent subset of the rows
+                ids = full.assembly.collected.row_ids
+                cs = self.compiled(data, tol, purpose,
+                                   excluded=frozenset(ids[k] for k in redundant))
+                pars = self.parameters(data, cs, threshold=singular_threshold)
             ta = cs.ta
             ta.time = 0.0
             ta.state[:] = 0.0  # the ledger's work and dissipation (if any) start at 0
@@ -399,6 +457,7 @@ class Simulator:
             if cs.terminal_events or cs.recorded_events:
                 ta.reset_cooldowns()
             run = _Run(self, data, cs, pars, grid, projection, max_steps, max_wall_s)
+            run.full, run.redundant, run.singular = full, redundant, singular
             try:
                 run.propagate()
             except KeyboardInterrupt:
@@ -533,7 +592,8 @@ class _Run:
         self.projection = projection
         self.max_steps, self.max_wall_s = max_steps, max_wall_s
         self.rows = [np.array(cs.ta.state)]
-        self.row_pars = [self.pars]
+        self.row_base = [self.base]
+        self.full, self.redundant = cs, []
         self.outcome = hy.taylor_outcome.time_limit
         self.steps = 0
         self.wall_s = 0.0
@@ -544,6 +604,9 @@ class _Run:
         self.last_state = self.rows[0].copy()
         self.events: list[dict] = []
         self._last_event: dict = {}
+        self.index = {key: k for k, (key, _) in enumerate(parameter_layout(data))}
+        self.singular = "pass"
+        self.threshold = 0.0
         self.after_event: list = []
         cs.event_log.clear()
 
@@ -631,17 +694,14 @@ class _Run:
         if self.projection:
             state = self._projected(state, t)
         self.rows.append(state)
-        self.row_pars.append(self.pars)
+        self.row_base.append(self.base)
 
     # ------------------------------------------------------------------ events
     def _on_event(self, ev: dict) -> None:
         ta = self.cs.ta
         self.last_t, self.last_state = float(ta.time), np.array(ta.state)
-        if ev["role"] == "singular":
-            label = self.cs.labels[ev["row"]]
-            self.failure = (f"near-singular pose: the pivot of {label} in the factorization "
-                            f"of W fell below {self.base[-2]:g} of its diagonal")
-            self.stopped = True
+        if ev["role"] in ("singular", "regular"):
+            self._on_singular(ev)
             return
         kind, pos = ev["kind"], ev["position"]
         element = self.data.elements[kind.collection][pos]
@@ -650,9 +710,43 @@ class _Run:
         for hook in hooks:  # after the record: a hook may meet (and record) the next event
             hook()
 
+    def _on_singular(self, ev: dict) -> None:
+        """A pivot ratio of W fell below the threshold (a singular pose comes), or rose again
+        (it is passed). ``singular="stop"``: stop. ``"pass"``: solve with the regularized
+        :math:`W + ε\\,\\mathrm{diag}(W)`, :math:`ε` = threshold/10, until every pivot ratio
+        is back above 1.5 × threshold (see :mod:`quivira.model.assembly`): :math:`J^T\\lambda`
+        stays finite and :math:`\\ddot q` accurate through the pose, whose crossing is
+        recorded in ``traj.events``."""
+        label = self.cs.labels[ev["row"]]
+        base = self.base.copy()
+        if ev["role"] == "singular":
+            thr = base[self.index[("singular_threshold",)]]
+            if self.singular == "stop":
+                self.failure = (f"near-singular pose: the pivot of {label} in the "
+                                f"factorization of W fell below {thr:g} of its diagonal")
+                self.stopped = True
+                return
+            self.threshold = thr
+            base[self.index[("diagonal_scale",)]] = 1.0 + thr / 10.0
+            base[self.index[("singular_threshold",)]] = -1.0
+            base[self.index[("singular_release",)]] = 1.5 * thr
+            what = "singular pose"
+        else:
+            base[self.index[("diagonal_scale",)]] = 1.0
+            base[self.index[("singular_threshold",)]] = self.threshold
+            base[self.index[("singular_release",)]] = -1.0
+            what = "regular again"
+        self.base = base
+        self.pars = self.cs.parameters(base)
+        self.cs.ta.pars[:] = self.pars[: len(self.cs.ta.pars)]
+        ta = self.cs.ta
+        self.events.append({"t": float(ta.time), "name": label, "what": what,
+                            "state": np.array(ta.state[:2 * self.n])})
+
     def set_flag(self, key: tuple, active: bool) -> None:
         """Switch the rows of the element ``key`` on or off (runtime parameters only)."""
         flag, _ = self.cs.assembly.collected.switches[key]
+        self.base = self.base.copy()  # the rows recorded so far keep theirs
         self.base[flag] = 1.0 if active else 0.0
         self.pars = self.cs.parameters(self.base)
         self.cs.ta.pars[:] = self.pars[: len(self.cs.ta.pars)]
@@ -669,10 +763,31 @@ class _Run:
                 mask[cols] = False
         return mask
 
+    def row_parameters(self, cs: CompiledSystem) -> np.ndarray:
+        """The parameters of ``cs`` for every output row: one vector, or one per row when
+        constraints switched during the run."""
+        if all(b is self.row_base[0] for b in self.row_base):
+            return cs.parameters(self.row_base[0])
+        cache: dict[int, np.ndarray] = {}
+        return np.array([cache.setdefault(id(b), cs.parameters(b)) for b in self.row_base])
+
     def trajectory(self) -> Trajectory:
         t = self.grid[:len(self.rows)]
-        pars = np.array(self.row_pars) if len(self.events) else self.pars
-        traj = self.sim.trajectory(self.data, self.cs, pars, t, np.array(self.rows))
+        states = np.array(self.rows)
+        traj = self.sim.trajectory(self.data, self.full, self.row_parameters(self.full), t,
+                                   states)
+        if self.redundant:  # λ of every row: the minimum-norm solution (not unique)
+            ids = self.full.assembly.collected.row_ids
+            excluded = frozenset(ids[k] for k in self.redundant)
+            traj.dynamics_source = RedundantDynamics(
+                DynamicsSource(self.cs, self.data, self.sim.solver, states[:, :2 * self.n],
+                               self.row_parameters(self.cs), t, excluded),
+                DynamicsSource(self.full, self.data, self.sim.solver, states[:, :2 * self.n],
+                               self.row_parameters(self.full), t))
+            labels = self.full.labels
+            traj.constraint_info = {
+                "redundant": [labels[k] for k in self.redundant], "unique": False,
+                "rank": self.full.m - len(self.redundant)}
         traj.info.update(steps=self.steps, wall_s=self.wall_s)
         recorded = [{"t": t_, "name": self.cs.recorded_events[k]["kind"] and
                      self.data.elements[self.cs.recorded_events[k]["kind"].collection][

@@ -42,8 +42,10 @@ DEFAULT_SINGULAR_THRESHOLD = 1e-8
 def parameter_layout(data: ModelData) -> list[tuple[tuple, float]]:
     """``[(key, value), ...]``: the runtime parameters of ``data`` in ``hy.par`` order.
 
-    Keys: ``("g",)``, ``("bar", i, name)``, ``(kind, index, *name)`` of the elements, the
-    singularity monitor's threshold ``("singular_threshold",)`` (set by ``simulate``) and
+    Keys: ``("g",)``, ``("bar", i, name)``, ``(kind, index, *name)`` of the elements, then
+    the run's own: ``("diagonal_scale",)`` (1 + ε of the regularization :math:`W + ε\\,
+    \\mathrm{diag}(W)` used across singular poses, 1 otherwise), ``("singular_release",)`` and
+    ``("singular_threshold",)`` (the singularity monitor's thresholds, set by ``simulate``) and
     ``("stabilization",)`` last. The compiled equations add further parameters computed from
     these (:class:`~quivira.model.monomials.Coefficients`).
     """
@@ -52,6 +54,8 @@ def parameter_layout(data: ModelData) -> list[tuple[tuple, float]]:
         out.extend((("bar", i, name), v) for name, v in b.parameters(data.g))
     for kind, pos, el in data.items():
         out.extend(((kind.kind, pos, *name), v) for name, v in el.parameters(data.bars))
+    out.append((("diagonal_scale",), 1.0))
+    out.append((("singular_release",), -1.0))
     out.append((("singular_threshold",), DEFAULT_SINGULAR_THRESHOLD))
     out.append((("stabilization",), data.stabilization))
     return out
@@ -130,6 +134,8 @@ class Collected:
     events: list = field(default_factory=list)
     #: per switchable element (kind, position): (its active parameter index, its columns)
     switches: dict = field(default_factory=dict)
+    #: per row: ``(kind, position, row of the element)`` (what ``excluded`` refers to)
+    row_ids: list = field(default_factory=list)
     #: whether the equations carry the integrated work and dissipation (extra states)
     ledger: bool = False
 
@@ -145,11 +151,12 @@ def _as_terms(x) -> Terms:
     return list(x) if isinstance(x, list) else [x]
 
 
-def collect(data: ModelData, index: dict[tuple, int], values: list[float] | None = None
-            ) -> Collected:
+def collect(data: ModelData, index: dict[tuple, int], values: list[float] | None = None,
+            excluded: frozenset = frozenset()) -> Collected:
     """Ask every body and element for its part of the equations (``index``: parameter key →
     position in :func:`parameter_layout`; with ``values``, expressions of elements use the
-    numbers instead of runtime parameters)."""
+    numbers instead of runtime parameters). Rows ``(kind, position, row)`` in ``excluded``
+    (redundant ones) are left out."""
     n_bars = len(data.bars)
     qd_vars = [hy.expression(n) for n in coordinate_names(n_bars)[1]]
     hol: list = []
@@ -168,12 +175,14 @@ def collect(data: ModelData, index: dict[tuple, int], values: list[float] | None
                 shift = mo.add(mo.constant(1.0), mo.constant(-1.0, flag))
             mine = []
             raw_rows = el.rows(ctx)
-            for row in raw_rows:
+            for r, row in enumerate(raw_rows):
+                if (kind.kind, pos, r) in excluded:
+                    continue
                 if flag is not None:
                     value = (ctx._expr(flag) * row.value if is_expression(row.value)
                              else mo.mul(row.value, mo.constant(1.0, flag)))
                     row = Row(value, row.label, row.bar, row.axis, row.velocity)
-                entry = (row, (kind.kind, pos, row.bar, row.axis), shift)
+                entry = (row, (kind.kind, pos, row.bar, row.axis), shift, (kind.kind, pos, r))
                 (vel if row.velocity else hol).append(entry)
                 mine.append(entry)
             per_element.append((kind, pos, el, mine))
@@ -240,7 +249,8 @@ def collect(data: ModelData, index: dict[tuple, int], values: list[float] | None
         weight_params.append(index[("bar", i, "minus_weight")])
     return Collected(
         rows=[e[0] for e in entries], owners=[e[1] for e in entries],
-        shifts=[e[2] for e in entries], n_holonomic=len(hol), Q=Q, kinetic=mo.add(*kinetic),
+        shifts=[e[2] for e in entries], row_ids=[e[3] for e in entries],
+        n_holonomic=len(hol), Q=Q, kinetic=mo.add(*kinetic),
         gravity=mo.add(*gravity), mass_params=mass_params, inv_mass_params=inv_mass_params,
         weight_params=weight_params, reaction_map=list(reactions.items()), switches=switches,
         **extra)

@@ -108,6 +108,9 @@ class Trajectory:
     #: impacts, the ``state`` there and ``kinetic_energy_lost``, ``impulse``,
     #: ``approach_speed``
     events: list = field(default_factory=list)
+    #: facts about the constraints of the run: for redundant rows ``{"redundant": [labels],
+    #: "unique": False, "rank": r}`` (the multipliers are then the minimum-norm solution)
+    constraint_info: dict = field(default_factory=dict)
     #: computes {"lambda_mult", "qdd", "singularity"} on first access (a picklable object)
     dynamics_source: Callable[[], dict] | None = field(default=None, repr=False)
     _dyn: dict | None = field(default=None, init=False, repr=False)
