@@ -261,8 +261,10 @@ class MotionPlayer(widgets.VBox):
         self.status.info(text)
 
     def _budget(self) -> dict:
-        """The wall-time budget of an interactive run, for ``model.simulate``."""
-        return {"max_wall_s": MAX_WALL_S}
+        """The wall-time budget of an interactive run, for ``model.simulate``; the player stops
+        at singular poses (where a lecture's linkages lie flat), which ``simulate`` by
+        default passes."""
+        return {"max_wall_s": MAX_WALL_S, "singular": "stop"}
 
     def _on_budget_field(self, change) -> None:
         if change["new"]:
