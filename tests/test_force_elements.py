@@ -79,6 +79,9 @@ def everything_spec() -> dict:
         joint_torque={"A": 2.0, "omega": 3.0, "phase": 0.2})
     spec["springs"].append({"a": 1, "s_a": 0.5, "b": None, "point_b": (1.5, 1.0), "k": 40.0,
                             "l0": 0.6, "c": 0.9})
+    # a spring-damper between the two bars (long force expressions: they once collided)
+    spec["springs"].append({"a": 0, "s_a": 0.2, "b": 1, "s_b": 0.3, "k": 15.0, "l0": 0.5,
+                            "c": 0.3})
     spec["forces"].append({"bar": 1, "s": 0.2, "fx": {"A": 1.5, "omega": 2.0},
                            "fy": -0.8})
     spec["torques"].append({"bar": 0, "tau": {"A": 1.2, "omega": 5.0, "offset": -0.3}})

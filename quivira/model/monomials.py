@@ -173,11 +173,17 @@ class AtomTable:
     def __init__(self, factors: dict[str, hy.expression]) -> None:
         self.factors = dict(factors)
         self._cache: dict[tuple[str, ...], hy.expression] = {}
+        self._names: dict[hy.expression, str] = {}
 
     def name_of(self, expr: hy.expression) -> str:
-        """Register an arbitrary expression as a factor; returns its name."""
-        name = "e:" + str(expr)
-        self.factors.setdefault(name, expr)
+        """Register an arbitrary expression as a factor; returns its name (equal expressions,
+        by heyoka's structural equality, get the same name; ``str`` would not do: heyoka
+        shortens long printouts, so different expressions could print alike)."""
+        name = self._names.get(expr)
+        if name is None:
+            name = f"e:{len(self._names)}"
+            self._names[expr] = name
+            self.factors[name] = expr
         return name
 
     def expression(self, atom: tuple[str, ...]) -> hy.expression:
