@@ -6,11 +6,14 @@ temporary folder, news and update checks off), writes a notebook that shows
 1366×768 laptop screen with the file browser open, and drives it as a student would: a bad
 value shows its message next to the field, an edit is undone, *Simulate*, Space plays and
 pauses, the model (JSON) and the motion (GIF) arrive as browser downloads, a constraint row
-is chosen; then a 1920×1080 screen and JupyterLab's dark theme. It checks that nothing is cut
-off on the right and that the title, status strip and figures follow the dark theme.
-Screenshots go to ``tests/screenshots/`` (git-ignored): ``studio-1366x768.png``,
-``studio-1920x1080.png``, ``studio-dark-1920x1080.png`` and ``studio.png`` (the Studio
-alone, as in the README).
+is chosen, a spring-damper is added in *Springs & dampers* (a negative stiffness is refused
+next to its field; a stiffness edit re-simulates with the compiled code reused) and drawn as a
+zigzag with a piston; then a 1920×1080 screen and JupyterLab's dark theme. It checks that
+nothing is cut off on the right and that the title, status strip and figures follow the dark
+theme. Screenshots go to ``tests/screenshots/`` (git-ignored): ``studio-1366x768.png``,
+``studio-1920x1080.png``, ``studio-dark-1920x1080.png``, ``studio-spring-dark.png`` and
+``studio-ledger-dark.png`` (the view with the spring and the energy ledger, dark theme) and
+``studio.png`` (the Studio alone, as in the README).
 
 Outside CI (``CI`` unset) the test is skipped when Chromium is missing; in CI it must run.
 """
@@ -277,6 +280,38 @@ def test_studio_in_jupyterlab(jupyter_lab, tmp_path):
             expect(lam.locator("option")).to_have_count(8, timeout=60_000)
             lam.select_option(index=1)
             studio.get_by_text("Motion", exact=True).click()
+
+            # springs & dampers: a negative stiffness is refused next to its field; then a
+            # spring-damper from bar 2's centre to a ground point above it is added
+            studio.get_by_text("Springs & dampers", exact=True).click()
+            k_field = _field(studio, "k")
+            expect(k_field).to_be_visible(timeout=30_000)
+            k_field.fill("-5")
+            k_field.press("Enter")
+            expect(msg.filter(has_text="k in N/m").first).to_have_text(
+                "⚠ k in N/m: at least 0, got '-5'", timeout=30_000)
+            k_field.fill("150")
+            k_field.press("Enter")
+            expect(msg.filter(has_text="k in N/m")).to_have_count(0, timeout=30_000)
+            c_field = _field(studio, "c")
+            c_field.fill("1.5")
+            c_field.press("Enter")
+            page.wait_for_timeout(500)  # the kernel has the values before the click
+            studio.locator("button.quivira-add-spring").click()
+            expect(counts).to_contain_text("1 spring", timeout=30_000)
+            expect(studio.locator(".quivira-editor .quivira-msg-ok").filter(
+                has_text="added spring 0").first).to_be_visible(timeout=30_000)
+            # the new topology is compiled and simulated by itself; the spring's tension is
+            # offered in the element forces
+            expect(studio.locator(".quivira-element-rows select option")).to_have_count(
+                1, timeout=120_000)
+            expect(status).to_contain_text("simulated", timeout=120_000)
+            # a value edit re-simulates with the compiled code
+            studio.locator(".quivira-select-spring select").select_option(index=1)
+            expect(k_field).to_have_value("150", timeout=30_000)
+            k_field.fill("300")
+            k_field.press("Enter")
+            expect(status).to_contain_text("compiled code reused", timeout=60_000)
             page.wait_for_timeout(1500)  # let the canvases receive their last frames
 
             # the whole Studio on a tall window, file browser closed (the README's picture)
@@ -311,6 +346,16 @@ def test_studio_in_jupyterlab(jupyter_lab, tmp_path):
             assert _luminance(colours["strip"]) < 0.35, colours
             assert "invert" in colours["filter"], colours
             page.screenshot(path=str(SCREENSHOTS / "studio-dark-1920x1080.png"))
+            # the spring in the view and the energy ledger, dark theme
+            view = studio.locator(".quivira-view canvas").last
+            view.scroll_into_view_if_needed()
+            page.wait_for_timeout(800)
+            studio.locator(".quivira-view").screenshot(
+                path=str(SCREENSHOTS / "studio-spring-dark.png"))
+            ledger = studio.locator(".quivira-player .quivira-figure").nth(1)
+            ledger.scroll_into_view_if_needed()
+            page.wait_for_timeout(800)
+            ledger.screenshot(path=str(SCREENSHOTS / "studio-ledger-dark.png"))
         except Exception as exc:
             # keep what the page showed, and the notebook's output, for the failure report
             page.screenshot(path=str(SCREENSHOTS / "failure.png"), full_page=True)
@@ -320,7 +365,8 @@ def test_studio_in_jupyterlab(jupyter_lab, tmp_path):
                                  f"{SCREENSHOTS / 'failure.png'}; server log tail:\n{log}") from exc
         finally:
             browser.close()
-    for name in ("studio-1366x768.png", "studio-1920x1080.png", "studio-dark-1920x1080.png"):
+    for name in ("studio-1366x768.png", "studio-1920x1080.png", "studio-dark-1920x1080.png",
+                 "studio-spring-dark.png", "studio-ledger-dark.png"):
         assert (SCREENSHOTS / name).stat().st_size > 10_000
     shutil.rmtree(root / ".home", ignore_errors=True)
 

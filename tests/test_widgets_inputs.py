@@ -21,7 +21,13 @@ from quivira_widgets import (  # noqa: E402
     Studio,
     _guard,  # noqa: E402
 )
-from quivira_widgets._fields import ListField, NumberField, NumberSpec, _Field  # noqa: E402
+from quivira_widgets._fields import (  # noqa: E402
+    ListField,
+    NumberField,
+    NumberSpec,
+    OptionalNumberField,
+    _Field,
+)
 from quivira_widgets._specs import (  # noqa: E402
     COORD_X,
     FRAMES,
@@ -190,9 +196,17 @@ def _buttons(root) -> list[widgets.Button]:
 def test_every_button_after_every_bad_value(caplog):
     """The fuzzing campaign's recipe: type a bad value into every field, then click every
     button; nothing may escape a handler, nothing unexpected may be caught, and every refused
-    field says why next to it."""
+    field says why next to it. The model has springs and actuators made in the editor, so
+    their fields are fuzzed with an item selected, too."""
     m = four_bar()
+    m.add_spring_damper(1, 0.0, 2, 0.0, k=20.0, c=0.5)
+    m.add_torsional_spring(0, 1, k=3.0)
     s = Studio(m, backend="static", t_end=0.2, n_frames=11)
+    s.editor.actuator_kind.value = "force"
+    s.editor.add_actuator_button.click()
+    s.editor.actuator_kind.value = "torque"
+    s.editor.add_actuator_button.click()
+    assert len(m.load_names) == 4
     s.player.simulate_button.click()  # from now on edits re-simulate
     s.editor.sections.selected_index = 0
     _guard.UNEXPECTED.clear()
@@ -202,14 +216,17 @@ def test_every_button_after_every_bad_value(caplog):
     n_clicks = 0
     for bad in BAD:
         for sel in (s.editor.bar_select, s.editor.joint_select, s.editor.support_select,
-                    s.editor.force_select):
-            if len(sel.options) > 1 and bad in ("abc", "nan"):
-                sel.value = sel.options[1][1]  # edit an existing item, too
+                    s.editor.force_select, s.editor.spring_select, s.editor.actuator_select):
+            if len(sel.options) > 1 and bad in ("abc", "nan", "1e20"):
+                # edit an existing item, too (the last one: a torsional spring, a torque)
+                sel.value = sel.options[1 if bad != "1e20" else -1][1]
         for f in _fields(s):
             if f.disabled:
                 continue
             f.text.value = bad
-            if isinstance(f, NumberField):
+            if isinstance(f, OptionalNumberField) and not bad.strip():
+                assert f.error == "" and f.value is None, f.description  # empty: "initial"
+            elif isinstance(f, NumberField):
                 try:
                     f.spec.parse(bad)
                 except ValueError as exc:

@@ -335,6 +335,21 @@ def test_ipympl_fast_encoder_is_feature_detected(monkeypatch):
         _figure._canvas_class.cache_clear()
 
 
+def test_frame_diff_png_decodes_to_the_pixels():
+    """The fast PNG writer of frame diffs: a standard PNG that decodes to the same pixels."""
+    import io
+
+    from PIL import Image
+
+    rng = np.random.default_rng(3)
+    for h, w in ((1, 1), (37, 53), (290, 880)):
+        px = rng.integers(0, 256, (h, w, 4), dtype=np.uint8)
+        px[rng.random((h, w)) < 0.8] = 0  # mostly transparent black, as a diff
+        img = Image.open(io.BytesIO(_figure.png_rgba(px)))
+        assert img.mode == "RGBA" and img.size == (w, h)
+        np.testing.assert_array_equal(np.asarray(img), px)
+
+
 def test_widgets_use_no_private_core_names():
     """The widgets read the core through its public API only (no ``model._x``)."""
     import pathlib

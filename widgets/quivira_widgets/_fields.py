@@ -57,6 +57,8 @@ class NumberSpec:
         empty.
     why : str
         Why the hard limit exists (appended to the refusal of an out-of-range value).
+    why_lo : str or None
+        Why the lower limit exists, when that differs from ``why`` ("" for no reason).
     """
 
     name: str
@@ -71,6 +73,7 @@ class NumberSpec:
     warn_above: str = ""
     expected: str = ""
     why: str = ""
+    why_lo: str | None = None
 
     @property
     def what(self) -> str:
@@ -138,6 +141,8 @@ class NumberSpec:
         if self.positive and not value > 0:
             raise ValueError(f"{self.what}: {self.describe()}, got {shown}")
         if self.lo is not None and value < self.lo:
+            if self.why_lo is not None:
+                why = f" ({self.why_lo})" if self.why_lo else ""
             raise ValueError(f"{self.what}: at least {self.lo:g}{why}, got {shown}")
         if self.hi is not None and value > self.hi:
             raise ValueError(f"{self.what}: at most {self.hi:g}{why}, got {shown}")
@@ -330,6 +335,52 @@ class NumberField(_Field):
             return
         self._write_text(change["new"])
         self.check_value(change["new"])
+
+    def set_spec(self, spec: NumberSpec) -> None:
+        """Accept what ``spec`` accepts from now on (e.g. N·m instead of N): the unit beside
+        the box follows, and the value shown is checked again."""
+        self.spec = spec
+        self.unit.value = f'<span class="quivira-unit">{spec.unit}</span>' if spec.unit else ""
+        if not self.error:
+            self.check_value(self.value)
+
+
+class OptionalNumberField(NumberField):
+    """A :class:`NumberField` that may be left empty: ``value`` is then None, which means
+    what ``placeholder`` says (e.g. "initial distance").
+
+    Parameters
+    ----------
+    spec : NumberSpec
+        What a number typed in must be.
+    value : float or None
+        The initial value.
+    placeholder : str
+        Shown in the empty box.
+    """
+
+    value = traitlets.Float(None, allow_none=True)
+
+    def __init__(self, spec: NumberSpec, value: float | None = None, placeholder: str = "",
+                 **kwargs) -> None:
+        super().__init__(spec, value, **kwargs)
+        self.text.placeholder = placeholder
+
+    def _on_text(self, change) -> None:
+        if self._writing_text:
+            return
+        if not str(change["new"]).strip():
+            self.clear_message()
+            self.set_quietly(None, keep_text=True)
+            return
+        super()._on_text(change)
+
+    def check_value(self, value) -> None:
+        """An empty value is fine; a number is checked as in :class:`NumberField`."""
+        if value is None:
+            self.clear_message()
+            return
+        super().check_value(value)
 
 
 class IntField(NumberField):

@@ -27,7 +27,9 @@ from __future__ import annotations
 
 import functools
 import io
+import struct
 import warnings
+import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -70,6 +72,26 @@ def resolve_backend(backend: str) -> str:
     return backend
 
 
+def png_rgba(pixels: np.ndarray) -> bytes:
+    """An RGBA image ``(h, w, 4)`` of uint8 as PNG bytes: rows unfiltered, deflate at level 1.
+
+    For the frame diffs of an animation (mostly transparent black) this is about twice as fast
+    as Pillow's encoder, which tries a filter per row, for the same size.
+    """
+    px = np.ascontiguousarray(pixels, dtype=np.uint8)
+    h, w = px.shape[:2]
+    rows = np.empty((h, 1 + 4 * w), dtype=np.uint8)
+    rows[:, 0] = 0  # filter type "none"
+    rows[:, 1:] = px.reshape(h, 4 * w)
+
+    def chunk(tag: bytes, data: bytes) -> bytes:
+        return (struct.pack(">I", len(data)) + tag + data
+                + struct.pack(">I", zlib.crc32(tag + data) & 0xFFFFFFFF))
+
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 6, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(rows.tobytes(), 1)) + chunk(b"IEND", b""))
+
+
 #: ipympl versions whose private canvas members the fast encoder was tested with
 TESTED_IPYMPL = ((0, 9), (0, 10))
 _PRIVATE = ("_png_is_old", "_force_full", "_last_buff")
@@ -86,8 +108,9 @@ def _canvas_class():
     """ipympl's ``Canvas``, with faster frame encoding where that is known to work.
 
     WebAgg sends every frame as a PNG of the pixels that changed (the rest transparent
-    black); encoding it at zlib level 1 instead of the default takes about a third of the
-    time for a few percent more bytes, which matters at animation rates. That needs the
+    black); encoding it unfiltered at zlib level 1 (:func:`png_rgba`) instead of Pillow's
+    default takes about a sixth of the time for a few percent more bytes, which matters at
+    animation rates. That needs the
     canvas's private members ``_png_is_old``, ``_force_full`` and ``_last_buff``: the faster
     subclass is used only with the ipympl versions in :data:`TESTED_IPYMPL` whose ``Canvas``
     declares them, and it falls back to the stock encoder whenever one is missing. Otherwise
@@ -104,10 +127,8 @@ def _canvas_class():
             and all(hasattr(Canvas, a) for a in _PRIVATE[:2])):
         return Canvas
 
-    from PIL import Image
-
     class FastCanvas(Canvas):
-        """ipympl's canvas widget, frame diffs encoded at zlib level 1."""
+        """ipympl's canvas widget, frame diffs encoded unfiltered at zlib level 1."""
 
         def get_diff_image(self):
             if not all(hasattr(self, a) for a in _PRIVATE):
@@ -126,10 +147,7 @@ def _canvas_class():
             self._last_buff = buff.copy()
             self._force_full = False
             self._png_is_old = False
-            data = output.view(dtype=np.uint8).reshape((*output.shape, 4))
-            with io.BytesIO() as png:
-                Image.fromarray(data).save(png, format="png", compress_level=1)
-                return png.getvalue()
+            return png_rgba(output.view(dtype=np.uint8).reshape((*output.shape, 4)))
 
     return FastCanvas
 
@@ -334,14 +352,16 @@ class FigurePane:
         """Static backend: encode the rendered buffer into the Image widget.
 
         Full draws are PNG; the frequent foreground updates (animation frames) are JPEG at
-        quality 92, which encodes about four times faster than PNG.
+        quality 92, which encodes about four times faster than PNG (the RGBA → RGB conversion
+        is Pillow's, in C: a numpy copy of the RGB channels took five times longer).
         """
         from PIL import Image
 
         buf = np.asarray(self.figure.canvas.buffer_rgba())
         with io.BytesIO() as out:
             if fast:
-                Image.fromarray(np.ascontiguousarray(buf[..., :3])).save(
+                h, w = buf.shape[:2]
+                Image.frombuffer("RGBA", (w, h), buf, "raw", "RGBA", 0, 1).convert("RGB").save(
                     out, format="jpeg", quality=92)
                 fmt = "jpeg"
             else:

@@ -9,10 +9,18 @@ def _plural(n: int, word: str) -> str:
 
 def counts_line(model) -> str:
     """E.g. ``"3 bars · 2 joints · 2 supports · 0 loads · g = 9.81 m/s²"`` (the words of the
-    editor's sections)."""
-    return " · ".join([_plural(model.n_bars, "bar"), _plural(len(model.joints), "joint"),
-                       _plural(len(model.supports), "support"), _plural(len(model.forces), "load"),
-                       f"g = {model.g:g} m/s²"])
+    editor's sections); springs and actuators are counted when there are some
+    (``"… · 0 loads · 2 springs · 1 actuator · g = …"``)."""
+    parts = [_plural(model.n_bars, "bar"), _plural(len(model.joints), "joint"),
+             _plural(len(model.supports), "support"), _plural(len(model.forces), "load")]
+    el = model.elements
+    springs = len(el.get("springs", [])) + len(el.get("torsional_springs", []))
+    actuators = len(el.get("force_actuators", [])) + len(el.get("torque_actuators", []))
+    if springs:
+        parts.append(_plural(springs, "spring"))
+    if actuators:
+        parts.append(_plural(actuators, "actuator"))
+    return " · ".join(parts + [f"g = {model.g:g} m/s²"])
 
 
 def nice(v: float) -> float:

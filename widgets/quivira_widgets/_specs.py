@@ -49,3 +49,32 @@ FRAMES = NumberSpec("frames", "", integer=True, lo=2, hi=MAX_FRAMES, warn_hi=20_
 EXAMPLE_N = NumberSpec("n", "", integer=True, lo=1, hi=MAX_EXAMPLE_N,
                        expected=f"a whole number from 1 to {MAX_EXAMPLE_N}",
                        why="larger examples take long to compile")
+
+# ---------------------------------------------------------------- springs, dampers, actuators
+_STIFF = "stiffer springs make the motion too fast to integrate in the budget"
+_LOAD = "such loads make the motion too fast to integrate in the budget"
+STIFFNESS = NumberSpec("k", "N/m", lo=0.0, hi=1e9, warn_hi=1e6, why=_STIFF, why_lo="",
+                       expected="a number from 0 (no spring) to 1e+09")
+DAMPING = NumberSpec("c", "N·s/m", lo=0.0, hi=1e9, warn_hi=1e5, why=_STIFF, why_lo="",
+                     expected="a number from 0 (no damper) to 1e+09")
+REST_LENGTH = NumberSpec("l0", "m", lo=0.0, hi=1e6, warn_hi=1e4, why=_SIZE, why_lo="",
+                         expected="a number from 0 to 1e+06, or empty for the initial distance")
+TORSION_K = NumberSpec("k_θ", "N·m/rad", lo=0.0, hi=1e9, warn_hi=1e6, why=_STIFF, why_lo="",
+                       expected="a number from 0 (no spring) to 1e+09")
+TORSION_C = NumberSpec("c_θ", "N·m·s/rad", lo=0.0, hi=1e9, warn_hi=1e5, why=_STIFF,
+                       why_lo="",
+                       expected="a number from 0 (no damper) to 1e+09")
+REST_ANGLE = NumberSpec("φ0", "°", lo=-1e6, hi=1e6,
+                        expected="an angle in degrees, or empty for the initial angle")
+PRELOAD = NumberSpec("preload", "N·m", lo=-1e9, hi=1e9, warn_lo=-1e6, warn_hi=1e6, why=_LOAD)
+LAW_FORCE = NumberSpec("offset", "N", lo=-1e9, hi=1e9, warn_lo=-1e6, warn_hi=1e6, why=_LOAD)
+LAW_TORQUE = NumberSpec("offset", "N·m", lo=-1e9, hi=1e9, warn_lo=-1e6, warn_hi=1e6, why=_LOAD)
+AMPLITUDE_FORCE = NumberSpec("amplitude", "N", lo=-1e9, hi=1e9, warn_lo=-1e6, warn_hi=1e6,
+                             why=_LOAD)
+AMPLITUDE_TORQUE = NumberSpec("amplitude", "N·m", lo=-1e9, hi=1e9, warn_lo=-1e6, warn_hi=1e6,
+                              why=_LOAD)
+OMEGA = NumberSpec("ω", "rad/s", lo=0.0, hi=1e4, warn_hi=1e3, why_lo="",
+                   warn_above="a fast oscillation: the run needs many steps",
+                   why="faster oscillations need more steps than the budget allows")
+PHASE = NumberSpec("phase", "°", lo=-1e6, hi=1e6, why="give an angle in degrees")
+DIRECTION = NumberSpec("direction α", "°", lo=-1e6, hi=1e6, why="give an angle in degrees")

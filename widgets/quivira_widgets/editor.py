@@ -1,8 +1,9 @@
 """`ModelEditor`: the sections that edit a model, with undo/redo, examples and files.
 
 The editor composes one class per section (:mod:`quivira_widgets.sections`): a toolbar (undo,
-redo, new model, examples), then *Bars*, *Joints*, *Supports*, *Loads* and *Model & files* in
-an accordion. Every control calls the model's public API; the model validates every edit and
+redo, new model, examples), then *Bars*, *Joints*, *Supports*, *Springs & dampers*, *Loads*
+(constant loads, and actuators whose value follows a law of time) and *Model & files* in an
+accordion. Every control calls the model's public API; the model validates every edit and
 is unchanged when it refuses one, and the editor shows why next to the field concerned.
 
 Each list section has a selector whose first entry is "+ new …": the fields are then a
@@ -23,17 +24,20 @@ from ._modelinfo import counts_line
 from ._theme import style_widget
 from ._widgets import close_tree
 from .sections import (
+    ActuatorsSection,
     BarsSection,
     FilesSection,
     JointsSection,
     LoadsSection,
     ModelSection,
+    SpringsSection,
     SupportsSection,
     Toolbar,
 )
+from .sections.base import title
 
-SECTIONS = ("bars", "joints", "supports", "forces", "model")
-_TITLES = ("Bars", "Joints", "Supports", "Loads", "Model & files")
+SECTIONS = ("bars", "joints", "supports", "springs", "forces", "model")
+_TITLES = ("Bars", "Joints", "Supports", "Springs & dampers", "Loads", "Model & files")
 
 
 class ModelEditor(widgets.VBox):
@@ -54,15 +58,16 @@ class ModelEditor(widgets.VBox):
         Where a new bar goes (a trait; the Studio links it to the view's centre).
     toolbar : Toolbar
         Undo, redo, new model, examples; ``toolbar.history`` holds the undo stack.
-    bars, joints, supports, loads, model_section, files : Section
-        The sections.
+    bars, joints, supports, springs, loads, actuators, model_section, files : Section
+        The sections (``actuators`` is shown in *Loads*, below the constant loads).
     messages : dict of str to Message
         The message line of each section: ``"bars"``, ``"joints"``, ``"supports"``,
-        ``"forces"``, ``"model"``, ``"files"``, ``"toolbar"``.
+        ``"springs"``, ``"forces"``, ``"actuators"``, ``"model"``, ``"files"``,
+        ``"toolbar"``.
     summary : ipywidgets.HTML
         The counts line, e.g. "3 bars · 2 joints · …".
     sections : ipywidgets.Accordion
-        The sections, titled Bars, Joints, Supports, Loads, Model & files.
+        The sections, titled Bars, Joints, Supports, Springs & dampers, Loads, Model & files.
 
     Notes
     -----
@@ -75,7 +80,15 @@ class ModelEditor(widgets.VBox):
     ``support_free_y``, ``support_at_point``, ``support_x``, ``support_y``,
     ``add_support_button``, ``delete_support_button``; ``force_select``, ``force_bar``,
     ``force_s``, ``force_fx``, ``force_fy``, ``force_torque``, ``add_force_button``,
-    ``delete_force_button``; ``g``, ``assemble_button``; ``path`` (the file name),
+    ``delete_force_button``; ``spring_select``, ``spring_kind``, ``spring_bar_a``,
+    ``spring_s_a``, ``spring_end_b``, ``spring_s_b``, ``spring_ground_x``, ``spring_ground_y``,
+    ``spring_k``, ``spring_l0``, ``spring_c``, ``torsion_a``, ``torsion_b``, ``torsion_k``,
+    ``torsion_phi0`` (degrees), ``torsion_c``, ``torsion_preload``, ``add_spring_button``,
+    ``delete_spring_button``; ``actuator_select``, ``actuator_kind``, ``actuator_law``,
+    ``actuator_bar``, ``actuator_s``, ``actuator_frame``, ``actuator_reaction``,
+    ``actuator_offset``, ``actuator_amplitude``, ``actuator_omega``, ``actuator_phase``
+    (degrees), ``actuator_direction`` (degrees), ``add_actuator_button``,
+    ``delete_actuator_button``; ``g``, ``assemble_button``; ``path`` (the file name),
     ``folder``, ``save_button``, ``load_button``, ``upload``; ``undo_button``,
     ``redo_button``, ``new_button``. Number fields are :class:`~quivira_widgets._fields.
     NumberField`: set ``.value`` to a number, or type into ``.text.value``.
@@ -92,24 +105,29 @@ class ModelEditor(widgets.VBox):
         self.bars = BarsSection(model)
         self.joints = JointsSection(model)
         self.supports = SupportsSection(model)
+        self.springs = SpringsSection(model)
         self.loads = LoadsSection(model)
+        self.actuators = ActuatorsSection(model)
         self.model_section = ModelSection(model)
         self.files = FilesSection(model, self.workdir)
-        self._sections = (self.toolbar, self.bars, self.joints, self.supports, self.loads,
-                          self.model_section, self.files)
+        self._sections = (self.toolbar, self.bars, self.joints, self.supports, self.springs,
+                          self.loads, self.actuators, self.model_section, self.files)
         self._links = [traitlets.dlink((self, "model"), (s, "model")) for s in self._sections]
         self._links.append(traitlets.dlink((self, "center"), (self.bars, "center")))
         self.messages = {"bars": self.bars.message, "joints": self.joints.message,
-                         "supports": self.supports.message, "forces": self.loads.message,
+                         "supports": self.supports.message, "springs": self.springs.message,
+                         "forces": self.loads.message, "actuators": self.actuators.message,
                          "model": self.model_section.message, "files": self.files.message,
                          "toolbar": self.toolbar.message}
         self.summary = widgets.HTML()
         self.summary.add_class("quivira-summary")
-        files_box = widgets.VBox([self.model_section,
-                                  widgets.HTML('<div class="quivira-section-title">Files</div>'),
-                                  self.files])
+        files_box = widgets.VBox([self.model_section, title("Files"), self.files])
+        loads_box = widgets.VBox([title("Constant loads"), self.loads,
+                                  title("Actuators — forces and torques with a law of time"),
+                                  self.actuators])
         self.sections = widgets.Accordion(
-            children=[self.bars, self.joints, self.supports, self.loads, files_box],
+            children=[self.bars, self.joints, self.supports, self.springs, loads_box,
+                      files_box],
             titles=_TITLES, selected_index=0)
         self.children = [style_widget(), self.summary, self.toolbar, self.sections]
         self.add_class("quivira-editor")
@@ -135,6 +153,25 @@ class ModelEditor(widgets.VBox):
         self.force_select, self.force_bar, self.force_s = f.select, f.bar, f.s
         self.force_fx, self.force_fy, self.force_torque = f.fx, f.fy, f.torque
         self.add_force_button, self.delete_force_button = f.add_button, f.delete_button
+        sp, a = self.springs, self.actuators
+        self.spring_select, self.spring_kind = sp.select, sp.kind
+        self.spring_bar_a, self.spring_s_a, self.spring_end_b = sp.bar_a, sp.s_a, sp.end_b
+        self.spring_s_b, self.spring_ground_x, self.spring_ground_y = (sp.s_b, sp.ground_x,
+                                                                       sp.ground_y)
+        self.spring_k, self.spring_l0, self.spring_c = sp.k, sp.l0, sp.c
+        self.torsion_a, self.torsion_b = sp.torsion_a, sp.torsion_b
+        self.torsion_k, self.torsion_phi0 = sp.k_theta, sp.phi0
+        self.torsion_c, self.torsion_preload = sp.c_theta, sp.preload
+        self.add_spring_button, self.delete_spring_button = sp.add_button, sp.delete_button
+        self.actuator_select, self.actuator_kind, self.actuator_law = (a.select, a.kind,
+                                                                       a.law_kind)
+        self.actuator_bar, self.actuator_s, self.actuator_frame = a.bar, a.s, a.frame
+        self.actuator_reaction = a.reaction
+        self.actuator_offset, self.actuator_amplitude = a.offset, a.amplitude
+        self.actuator_omega, self.actuator_phase = a.omega, a.phase
+        self.actuator_direction = a.direction
+        self.add_actuator_button, self.delete_actuator_button = (a.add_button,
+                                                                 a.delete_button)
         self.g, self.assemble_button = self.model_section.g, self.model_section.assemble_button
         self.details = self.model_section.details
         self.path, self.folder = self.files.name, self.files.folder
@@ -160,6 +197,14 @@ class ModelEditor(widgets.VBox):
     def add_force(self) -> int | None:
         """Add a load from the fields; its index or None."""
         return self.loads.add()
+
+    def add_spring(self) -> str | None:
+        """Add a spring-damper or torsional spring from the fields; its name or None."""
+        return self.springs.add()
+
+    def add_actuator(self) -> str | None:
+        """Add a force or torque actuator from the fields; its name or None."""
+        return self.actuators.add()
 
     def assemble(self):
         """Assemble the initial pose (``model.assemble()``); the report or None."""
@@ -193,7 +238,8 @@ class ModelEditor(widgets.VBox):
         self.model.unobserve(self._on_model_change)
         self.model = model
         model.observe(self._on_model_change)
-        for s in (self.bars, self.joints, self.supports, self.loads):
+        for s in (self.bars, self.joints, self.supports, self.springs, self.loads,
+                  self.actuators):
             with s.syncing():
                 s.select.options = [(f"+ new {s.noun}", -1)]
                 s.select.value = -1

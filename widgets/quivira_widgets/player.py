@@ -15,6 +15,11 @@ constraint row, highlighted in the plot) and ``speed``. Playing needs no Python 
 frames, chosen so that the motion plays in real time times ``speed`` (0.1× … 4×). With ipympl,
 clicking the view and pressing Space plays or pauses, ← and → step one frame.
 
+Below the constraint plots, a second figure shows the energy ledger (kinetic, gravity,
+elastic, loads and the energy dissipated, stacked, with the work supplied by the actuators),
+the energy balance E − E₀ − W + D, and the forces of the springs, dampers and actuators chosen
+in ``element_rows`` (:mod:`quivira_widgets._ledgerplots`).
+
 The motion exports as GIF (or MP4 where ``ffmpeg`` exists) and the trajectory as CSV (q, q̇,
 λ, reactions, energies): written to the working folder and offered as a browser download, with
 a progress bar.
@@ -36,6 +41,7 @@ from ._export import ffmpeg_available
 from ._fields import IntField, NumberField
 from ._files import DownloadLink, WorkFolder
 from ._guard import report
+from ._ledgerplots import LedgerPlots, element_series
 from ._messages import Message
 from ._playback import SPEEDS, events_of, play_timing, timeline_html
 from ._theme import style_widget
@@ -47,6 +53,8 @@ from .view import ModelView
 MAX_WALL_S = 120.0
 #: rows of the constraint force plot chosen at first
 DEFAULT_ROWS = 6
+#: element force series chosen at first
+DEFAULT_ELEMENT_ROWS = 6
 
 __all__ = ["MotionPlayer", "ffmpeg_available", "force_series_labels"]
 
@@ -101,6 +109,11 @@ class MotionPlayer(widgets.VBox):
     plots : TimePlots
         The time plots; ``force_lines``, ``energy_lines``, ``residual_lines``, ``cursors``
         are its lines.
+    element_rows : ipywidgets.SelectMultiple
+        The element force series plotted (spring tensions, torques, actuator forces).
+    ledger : LedgerPlots
+        The energy ledger, the balance and the element forces (``bands``, ``bounds``,
+        ``work_line``, ``balance_line``, ``force_lines``).
     timeline : ipywidgets.HTML
         Event markers under the slider.
     events : list of (float, str)
@@ -133,6 +146,7 @@ class MotionPlayer(widgets.VBox):
         self.plots = TimePlots(backend, figsize, dpi)
         self.pane = self.plots.pane
         self.figure = self.plots.figure
+        self.ledger = LedgerPlots(backend, figsize, dpi)
         self._links = [
             widgets.jslink((self.play, "value"), (self.slider, "value")),
         ]
@@ -212,6 +226,15 @@ class MotionPlayer(widgets.VBox):
                                            style={"description_width": "40px"},
                                            tooltip="the constraint rows plotted (Ctrl/Shift "
                                            "for several)", layout=widgets.Layout(width="300px"))
+        self.element_rows = widgets.SelectMultiple(
+            options=[], rows=3, description="forces", style={"description_width": "46px"},
+            tooltip="the spring, damper and actuator forces plotted (Ctrl/Shift for several)",
+            layout=widgets.Layout(width="340px"))
+        self.element_rows.add_class("quivira-element-rows")
+        self.ledger_title = widgets.HTML(
+            '<span class="quivira-section-title">Energy ledger and element forces</span> '
+            '<span class="quivira-hint">where the energy goes: stacked parts + dissipated '
+            "= E(0) + work in</span>")
         formats = [("GIF (motion)", "gif")] + ([("MP4 (motion)", "mp4")] if ffmpeg_available()
                                                else []) + [("CSV (trajectory)", "csv")]
         self.export_format = widgets.Dropdown(options=formats, value="gif",
@@ -233,6 +256,7 @@ class MotionPlayer(widgets.VBox):
         self.simulate_button.on_click(self._guard(lambda _: self.simulate()))
         self.plot_kind.observe(self._guard(self._on_kind), names="value")
         self.rows.observe(self._guard(self._on_rows), names="value")
+        self.element_rows.observe(self._guard(self._on_element_rows), names="value")
         self.export_format.observe(self._guard(self._on_format), names="value")
         self.export_button.on_click(self._guard(lambda _: self.export()))
         self.t_end.observe(self._guard(self._on_budget_field), names="error")
@@ -249,6 +273,8 @@ class MotionPlayer(widgets.VBox):
             widgets.HBox([self.timeline, self.keys_hint], layout=wrap),
             widgets.HBox([self.plot_kind, self.rows], layout=wrap),
             self.pane.widget,
+            widgets.HBox([self.ledger_title, self.element_rows], layout=wrap),
+            self.ledger.pane.widget,
             widgets.HBox([self.export_format, self.export_path, self.export_button,
                           self.export_progress, self.export_message.widget], layout=wrap),
             self.download,
@@ -347,7 +373,7 @@ class MotionPlayer(widgets.VBox):
         self.run_info = {"compile_s": t_comp - t_start, "integrate_s": t_sim - t_comp,
                          "reused": reused, "stopped": stopped, "n_points": traj.n_points}
         self.events = events_of(traj, stopped)
-        with self.pane.hold(), self.view.pane.hold():
+        with self.pane.hold(), self.ledger.pane.hold(), self.view.pane.hold():
             self._set_trajectory(traj)
         t_draw = time.perf_counter()
         self.n_runs += 1
@@ -358,8 +384,10 @@ class MotionPlayer(widgets.VBox):
             code = "compiled code from the model's cache"
         else:
             code = f"compiled in {t_comp - t_start:.2f} s"
+        # with dampers or drives E changes: the error is that of E − E0 − W + D
+        energy = "energy balance error" if traj.nonconservative else "energy drift"
         text = (f"{traj.t[-1]:.3g} s simulated ({traj.n_points} frames) in "
-                f"{t_sim - t_start:.2f} s · {code} · energy drift "
+                f"{t_sim - t_start:.2f} s · {code} · {energy} "
                 f"{traj.relative_energy_error():.1e} · largest joint gap "
                 f"{traj.max_position_residual():.1e} m")
         self.progress.value = 3
@@ -412,6 +440,8 @@ class MotionPlayer(widgets.VBox):
         tr = change["new"]
         self._update_rows()
         self._replot()
+        self._update_element_rows()
+        self._replot_ledger()
         if tr is not None:
             self._apply_speed()
             self.timeline.value = timeline_html(self.events, float(tr.t[0]), float(tr.t[-1]))
@@ -427,6 +457,7 @@ class MotionPlayer(widgets.VBox):
         k = int(min(max(self.frame, 0), tr.n_points - 1))
         t = float(tr.t[k])
         self.plots.set_time(t)
+        self.ledger.set_time(t)
         self.time_label.value = f"t = {t:.3f} s"
 
     def _on_selection(self, change) -> None:
@@ -443,6 +474,7 @@ class MotionPlayer(widgets.VBox):
 
     def _on_font_scale(self, change) -> None:
         self.plots.pane.set_font_scale(change["new"])
+        self.ledger.pane.set_font_scale(change["new"])
 
     def _on_key(self, event) -> None:
         key = getattr(event, "key", None)
@@ -466,6 +498,31 @@ class MotionPlayer(widgets.VBox):
         if getattr(self, "_rows_syncing", False):
             return
         self._replot()
+
+    def _on_element_rows(self, change) -> None:
+        if getattr(self, "_rows_syncing", False):
+            return
+        self._replot_ledger()
+
+    def _update_element_rows(self) -> None:
+        tr = self.trajectory
+        labels = [] if tr is None else element_series(tr, self.model)[0]
+        options = [(lb, k) for k, lb in enumerate(labels)]
+        if list(self.element_rows.options) == options:
+            return
+        chosen = set(self.element_rows.value)
+        old = {lb for lb, k in self.element_rows.options if k in chosen}
+        self._rows_syncing = True
+        try:
+            self.element_rows.options = options
+            keep = tuple(k for lb, k in options if lb in old)
+            self.element_rows.value = keep or tuple(range(min(DEFAULT_ELEMENT_ROWS,
+                                                              len(options))))
+        finally:
+            self._rows_syncing = False
+
+    def _replot_ledger(self) -> None:
+        self.ledger.show(self.trajectory, list(self.element_rows.value), self.model)
 
     def _update_rows(self, reset: bool = False) -> None:
         tr = self.trajectory
@@ -640,6 +697,7 @@ class MotionPlayer(widgets.VBox):
         for link in self._links:
             link.close()
         self.plots.close()
+        self.ledger.close()
         if self._own_view:
             self.view.close()
         close_tree(self)

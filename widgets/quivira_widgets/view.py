@@ -15,7 +15,9 @@ pinned support a filled triangle on a ground line, a roller a triangle on wheels
 horizontal when free in x, vertical when free in y), a point load a red arrow (length
 proportional to the force, the largest drawn at a quarter of the model size) and a torque a
 purple arc, counter-clockwise for a positive torque; the selected constraint force a green
-arrow with its magnitude in newtons.
+arrow with its magnitude in newtons. Springs are zigzags, dampers pistons, torsional springs
+coils at their joint, actuators orange arrows and arcs, all moving with the motion (see
+:mod:`quivira_widgets._forcelayer`).
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ from quivira import BarJointModel, Trajectory
 from . import _constraints as cons
 from . import _geometry as geo
 from ._figure import FigurePane
+from ._forcelayer import ForceLayer
 from ._guard import report
 from ._messages import Message
 from ._theme import style_widget
@@ -154,6 +157,10 @@ class ModelView(widgets.VBox):
         joints (up to 16 joints), each one collection; None while indices are hidden.
     mode_lines : matplotlib.collections.LineCollection
         The displaced shape of :meth:`show_mode`.
+    force_layer : ForceLayer
+        Springs, dampers, torsional springs and actuators: ``spring_line``,
+        ``damper_line``, ``coil_line``, ``arrows``, ``arc_line``, and ``spring_ends`` (the
+        ends of every spring-damper as drawn now).
     q : numpy.ndarray
         The coordinates drawn now.
     source : str
@@ -257,6 +264,7 @@ class ModelView(widgets.VBox):
         self.mode_lines = LineCollection([], colors=MODE_COLOR, linewidths=3, linestyles="--",
                                          zorder=5, alpha=0.9)
         ax.add_collection(self.mode_lines)
+        self.force_layer = ForceLayer(ax, self.pane)
         # the corner note ("initial pose", "t = 0.125 s") as outlines: cheaper per frame than
         # a Text artist, and the outlines of each string are cached
         self.info_text = PathCollection([_label_path(" ", align="left")], sizes=[9.5 ** 2],
@@ -334,6 +342,7 @@ class ModelView(widgets.VBox):
         """Read the model again and draw its initial pose (called on every model change)."""
         self._snap = geo.snapshot(self.model)
         snap = self._snap
+        self.force_layer.refresh(self.model, snap)
         n = snap.n_bars
         if self._auto_indices:
             self._set_toggle(n <= AUTO_INDEX_LIMIT)
@@ -427,7 +436,8 @@ class ModelView(widgets.VBox):
                 return
             ends = geo.bar_ends(tr.q, self._snap.lengths)
             sups = self._snap.sup_xy
-            ext = geo.extent(np.concatenate([ends.reshape(-1, 2), sups]))
+            ext = geo.extent(np.concatenate([ends.reshape(-1, 2), sups,
+                                             self.force_layer.fixed_points()]))
             if ext is not None:
                 x0, x1, y0, y1 = ext
                 pad = 0.1 * max(x1 - x0, y1 - y0, 1e-6) + 0.05
@@ -610,6 +620,10 @@ class ModelView(widgets.VBox):
             self.force_arrows.set_UVC(uv[:, 0], uv[:, 1])
             tips = at + uv
         self.torque_arcs.set_data(*self._torque_path(at, 0.07 * size))
+        tr = self.trajectory
+        moving = tr if (self.source == "state" and tr is not None
+                        and tr.q.shape[1] == 3 * snap.n_bars) else None
+        elements = self.force_layer.draw(q, snap, size, moving, self.time)
         if self.bar_labels is not None or self.joint_labels is not None:
             self._place_labels(ends, g["joints"], size)
         reaction = None
@@ -631,7 +645,7 @@ class ModelView(widgets.VBox):
         if info != self.info:
             self.info = info
             self.info_text.set_paths([_label_path(info, align="left")])
-        pts = [ends.reshape(-1, 2), sup, tips]
+        pts = [ends.reshape(-1, 2), sup, tips, elements]
         if reaction is not None:
             pts.append(np.array([reaction[1], reaction[1] + reaction[2] * self._arrow_scale]))
         if self._mode is not None:

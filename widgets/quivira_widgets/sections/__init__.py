@@ -1,7 +1,8 @@
 """The sections of :class:`quivira_widgets.ModelEditor`, one class each.
 
 * :class:`BarsSection`, :class:`JointsSection`, :class:`SupportsSection`,
-  :class:`LoadsSection` — lists of items with a "+ new …" template, Add and Delete;
+  :class:`SpringsSection`, :class:`LoadsSection`, :class:`ActuatorsSection` — lists of items
+  with a "+ new …" template, Add and Delete;
 * :class:`ModelSection` — gravity, *Assemble*, the model's summary;
 * :class:`FilesSection` — working folder, save, load, upload, download;
 * :class:`Toolbar` — undo, redo, new model, examples.
@@ -10,14 +11,17 @@ They share :class:`~quivira_widgets.sections.base.Section` (message line, guarde
 syncing) and :class:`~quivira_widgets.sections.base.ItemSection` (selector, Add, Delete).
 """
 
+from .actuators import ActuatorsSection
 from .bars import BarsSection
 from .base import NEW, ItemSection, Section
 from .files import FilesSection
 from .joints import JointsSection
 from .loads import LoadsSection
 from .model import ModelSection
+from .springs import SpringsSection
 from .supports import SupportsSection
 from .toolbar import Toolbar
 
-__all__ = ["NEW", "BarsSection", "FilesSection", "ItemSection", "JointsSection",
-           "LoadsSection", "ModelSection", "Section", "SupportsSection", "Toolbar"]
+__all__ = ["NEW", "ActuatorsSection", "BarsSection", "FilesSection", "ItemSection",
+           "JointsSection", "LoadsSection", "ModelSection", "Section", "SpringsSection",
+           "SupportsSection", "Toolbar"]

@@ -47,6 +47,33 @@ def row(*children, align: str = "flex-start") -> widgets.HBox:
                                                               align_items=align))
 
 
+#: the value of the "ground" entry of a bar dropdown
+GROUND = -1
+
+
+def bar_choices(n_bars: int, ground: str = "") -> list[tuple[str, int]]:
+    """Options of a bar dropdown: ``("bar i", i)``, after ``(ground, GROUND)`` if given."""
+    return ([(ground, GROUND)] if ground else []) + [(f"bar {i}", i) for i in range(n_bars)]
+
+
+def bar_dropdown(description: str, ground: str = "", width: str = "172px",
+                 tooltip: str = "") -> widgets.Dropdown:
+    """A dropdown of the bars (and ground, when ``ground`` names it)."""
+    return widgets.Dropdown(options=bar_choices(0, ground), description=description,
+                            style=STYLE, tooltip=tooltip or description,
+                            layout=widgets.Layout(width=width))
+
+
+def title(text: str) -> widgets.HTML:
+    """A small heading inside a section."""
+    return widgets.HTML(f'<div class="quivira-section-title">{text}</div>')
+
+
+def hint(text: str) -> widgets.HTML:
+    """A line of help in the muted colour."""
+    return widgets.HTML(f'<span class="quivira-hint">{text}</span>')
+
+
 class Section(widgets.VBox):
     """Base of the editor's sections (see the module docstring).
 
@@ -153,6 +180,24 @@ class Section(widgets.VBox):
 
     def refresh(self) -> None:
         """Show the model again (called after every change of the model)."""
+
+    def set_bar_options(self, dropdown: widgets.Dropdown, ground: str = "",
+                        default: int | None = None) -> None:
+        """Offer the model's bars (and ground) in ``dropdown``, keeping its value if it still
+        exists (else ``default``, else the last bar)."""
+        options = bar_choices(self.model.n_bars, ground)
+        if list(dropdown.options) == options:
+            return
+        values = [v for _, v in options]
+        old = dropdown.value
+        with self.syncing():
+            dropdown.options = options
+            if old in values:
+                dropdown.value = old
+            elif default in values:
+                dropdown.value = default
+            else:
+                dropdown.value = values[-1] if values else None
 
     def close(self) -> None:
         """Close the section's widgets."""
