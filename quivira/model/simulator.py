@@ -596,6 +596,8 @@ class _Run:
         self.full, self.redundant = cs, []
         self.outcome = hy.taylor_outcome.time_limit
         self.steps = 0
+        self.n_events = 0
+        self.pending_records: list = []
         self.wall_s = 0.0
         self.budget: str | None = None
         self.failure: str | None = None
@@ -671,6 +673,18 @@ class _Run:
             code = int(self.outcome)
             if -len(self.cs.terminal_events) <= code < 0:  # terminal event number -code - 1
                 self._on_event(self.cs.terminal_events[-code - 1])
+                self.n_events += 1
+                if self.n_events > self.max_steps:
+                    self.budget = (f"stopped after {self.n_events} events at t = "
+                                   f"{self.last_t:.6g} s (more than max_steps = "
+                                   f"{self.max_steps}); an event chatters")
+                    return
+                if time.perf_counter() - start >= self.max_wall_s:
+                    self.wall_s = time.perf_counter() - start
+                    self.budget = (f"stopped after {self.wall_s:.3g} s of wall time at t = "
+                                   f"{self.last_t:.6g} s (max_wall_s = {self.max_wall_s:g}); "
+                                   "pass a larger max_wall_s, or simulate a shorter time")
+                    return
                 continue
             if self.outcome not in (hy.taylor_outcome.time_limit, hy.taylor_outcome.step_limit):
                 self.failure = ("non-finite state" if self.outcome == hy.taylor_outcome.err_nf_state
@@ -706,6 +720,8 @@ class _Run:
         kind, pos = ev["kind"], ev["position"]
         element = self.data.elements[kind.collection][pos]
         element.on_event(ev["role"], _Actions(self, kind, pos, element))
+        self.events.extend(self.pending_records)
+        self.pending_records = []
         hooks, self.after_event = self.after_event, []
         for hook in hooks:  # after the record: a hook may meet (and record) the next event
             hook()
@@ -843,6 +859,27 @@ class _Actions(EventActions):
     def approach_speed(self) -> float:
         return float(-np.min(self._own()[1]))
 
+    def set_value(self, name: str, value: float) -> None:
+        run = self.run
+        run.base = run.base.copy()
+        run.base[run.index[(*self.key, name)]] = float(value)
+        run.pars = run.cs.parameters(run.base)
+        run.cs.ta.pars[:] = run.pars[: len(run.cs.ta.pars)]
+
+    def adds_rank(self) -> bool:
+        run = self.run
+        was = self.is_active()
+        run.set_flag(self.key, True)
+        _, _, J, _ = self._geometry()
+        run.set_flag(self.key, was)
+        _, cols = run.cs.assembly.collected.switches[self.key]
+        active = np.nonzero(run.active_mask())[0]
+        rows = np.union1d(active, np.asarray(cols))
+        weights = run.data.coordinate_weights()
+        rank_with, _ = geo.dependent_rows(J[rows], weights)
+        rank_without, _ = geo.dependent_rows(J[active], weights)
+        return rank_with > rank_without
+
     def leave(self) -> None:
         """Integrate on until the element's gap is clearly open (``g >= ε``).
 
@@ -870,32 +907,122 @@ class _Actions(EventActions):
         last = self.run._last_event.get(self.key)
         return float("inf") if last is None else float(self.run.cs.ta.time) - last
 
-    def impact(self, restitution: float, activate: bool) -> dict:
+    def _companions(self) -> list[tuple[tuple, Any, np.ndarray]]:
+        """Other switching elements closing at this instant: unilateral ones (contacts, stops)
+        with gap 0 and approaching, latches at their angle. ``(key, element, rows)``. They
+        take part in the same impact (a bar landing flat hits with both ends at once, the
+        identical cells of a lattice latch together: one after the other would be wrong)."""
         run = self.run
+        switches = run.cs.assembly.collected.switches
+        keys = []
+        for key in switches:
+            if key == self.key or run.is_active(key):
+                continue
+            element = run.data.elements[BY_KIND[key[0]].collection][key[1]]
+            if hasattr(element, "restitution") or key[0] == "latch":
+                keys.append((key, element))
+        if not keys:
+            return []
+        for key, _ in keys:
+            run.set_flag(key, True)
+        _, qd, J, F = self._geometry()
+        for key, _ in keys:
+            run.set_flag(key, False)
+        tol = 1e-10 * max(run.data.length_scale(), 1.0)
+        out = []
+        for key, element in keys:
+            cols = np.asarray(switches[key][1])
+            closed = np.max(np.abs(F[cols])) <= tol
+            if closed and (key[0] == "latch" or np.min(J[cols] @ qd) < 0.0):
+                out.append((key, element, cols))
+        return out
+
+    def impact(self, restitution: float, activate: bool) -> dict:
+        """Newton's impact law on the element's rows and every row closing at the same
+        instant (see :meth:`_companions`), through the Delassus matrix of the active rows plus
+        those: :math:`W \\Lambda = -(1 + e_k)\\, J_k \\dot q^-` on the impacting rows, 0 on
+        the others (they keep their velocity), :math:`\\dot q^+ = \\dot q^- +
+        M^{-1}J^T\\Lambda` (least squares: redundant rows share the impulse). A unilateral
+        companion whose impulse would pull (< 0) is left out (it separates); companions that
+        stay closed (latches, contacts slower than their resting speed, and the element when
+        ``activate``) are switched on if they add to the rank of the active rows, else
+        recorded as redundant (held by the others) and left off."""
+        run = self.run
+        companions = self._companions()
+        for key, _, _ in companions:  # rows switched off are scaled to 0 in J
+            run.set_flag(key, True)
         run.set_flag(self.key, True)
         q, qd, J, _ = self._geometry()
-        _, cols = run.cs.assembly.collected.switches[self.key]
-        active = np.nonzero(run.active_mask())[0]
+        for key, _, _ in companions:
+            run.set_flag(key, False)
+        switches = run.cs.assembly.collected.switches
+        _, cols = switches[self.key]
         Md = mass_diagonal(run.data)
-        JA = J[active]
-        W = (JA / Md[None, :]) @ JA.T
-        target = np.zeros(len(active))
-        own = np.isin(active, cols)
-        approach = JA[own] @ qd
-        target[own] = -(1.0 + restitution) * approach
-        lam = np.linalg.lstsq(W, target, rcond=None)[0]
+        base_active = run.active_mask()
+        while True:
+            rows = base_active.copy()
+            for _, _, c in companions:
+                rows[c] = True
+            active = np.nonzero(rows)[0]
+            JA = J[active]
+            W = (JA / Md[None, :]) @ JA.T
+            target = np.zeros(len(active))
+            own = np.isin(active, cols)
+            approach = JA[own] @ qd
+            target[own] = -(1.0 + restitution) * approach
+            stays = []
+            for key, element, c in companions:
+                sel = np.isin(active, c)
+                closing = J[c] @ qd
+                e_c = getattr(element, "restitution", 0.0)
+                resting = (key[0] == "latch"
+                           or e_c * float(-closing.min()) < element.rest_speed)
+                target[sel] = -(1.0 + (0.0 if resting else e_c)) * closing
+                stays.append(resting)
+            lam = np.linalg.lstsq(W, target, rcond=None)[0]
+            pulling = [i for i, (key, _, c) in enumerate(companions)
+                       if key[0] != "latch" and np.min(lam[np.isin(active, c)]) < 0.0]
+            if not pulling:
+                break
+            companions = [cmp for i, cmp in enumerate(companions) if i not in pulling]
         qd_new = qd + (JA.T @ lam) / Md
         T0, T1 = 0.5 * np.sum(Md * qd * qd), 0.5 * np.sum(Md * qd_new * qd_new)
         ta, n = run.cs.ta, run.n
         ta.state[n:2 * n] = qd_new
         if ta.state.shape[0] > 2 * n:  # the ledger: impacts dissipate
             ta.state[2 * n + 1] += T0 - T1
-        run._last_event[self.key] = float(ta.time)
+        now = float(ta.time)
+        run._last_event[self.key] = now
         info = {"approach_speed": float(-approach.min()) if approach.size else 0.0,
                 "impulse": lam[own].tolist(), "kinetic_energy_lost": float(T0 - T1)}
-        if not activate:
+        if companions:
+            info["simultaneous"] = [el.label_prefix(k[1]) for k, el, _ in companions]
+        if activate:
+            run.set_flag(self.key, True)
+        else:
             run.set_flag(self.key, False)
             run.after_event.append(self.leave)
+        records = []
+        for (key, element, c), stay in zip(companions, stays):
+            act = _Actions(run, BY_KIND[key[0]], key[1], element)
+            run._last_event[key] = now
+            sel = np.isin(active, c)
+            what = ("latched" if key[0] == "latch" else "rests") if stay else "impact"
+            extra = {}
+            if stay and act.adds_rank():
+                run.set_flag(key, True)
+            elif stay:
+                extra["redundant"] = True
+                if key[0] == "latch":  # see Latch.on_event
+                    act.set_value("angle", element.angle + 1e6)
+            else:
+                run.after_event.append(act.leave)
+            records.append({"t": now, "name": element.label_prefix(key[1]), "what": what,
+                            "state": np.array(ta.state[:2 * n]),
+                            "approach_speed": float(-(J[c] @ qd).min()),
+                            "impulse": lam[sel].tolist(), "kinetic_energy_lost": 0.0,
+                            "with": self.name, **extra})
+        run.pending_records.extend(records)  # after the element's own record
         return info
 
     def switch(self, active: bool) -> None:
@@ -906,6 +1033,7 @@ class _Actions(EventActions):
 
     def record(self, what: str, **info) -> None:
         ta = self.run.cs.ta
+        self.run._last_event[self.key] = float(ta.time)
         self.run.events.append({"t": float(ta.time), "name": self.name, "what": what,
                                 "state": np.array(ta.state[:2 * self.run.n]), **info})
 

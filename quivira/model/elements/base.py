@@ -230,6 +230,15 @@ class EventActions:
         ``activate``. Returns ``{"approach_speed", "impulse", "kinetic_energy_lost"}``."""
         raise NotImplementedError
 
+    def adds_rank(self) -> bool:  # pragma: no cover - interface
+        """Whether the element's rows, switched on now, would constrain anything the active
+        rows do not already hold (False: they are redundant at this pose)."""
+        raise NotImplementedError
+
+    def set_value(self, name: str, value: float) -> None:  # pragma: no cover - interface
+        """Set one of the element's runtime parameters for the rest of this run."""
+        raise NotImplementedError
+
     def approach_speed(self) -> float:  # pragma: no cover - interface
         """How fast the element's row closes now, :math:`-J\\dot q \\ge 0` (m/s or rad/s)."""
         raise NotImplementedError

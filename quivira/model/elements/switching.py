@@ -142,6 +142,15 @@ class Latch(_Switching):
         return [EventSpec("lock", ("row", 0), "any", "inactive")]
 
     def on_event(self, role: str, act: EventActions) -> None:
+        if not act.adds_rank():
+            # another latch (or joint) already holds this angle, e.g. the identical cells of a
+            # lattice latching at one instant: its rows stay off (an independent subset)
+            act.record("latched", redundant=True, impulse=[], kinetic_energy_lost=0.0,
+                       approach_speed=act.approach_speed())
+            # its event function φ - angle would hover at round-off zero for ever: move the
+            # (unused) angle out of reach for the rest of the run so it stops triggering
+            act.set_value("angle", self.angle + 1e6)
+            return
         info = act.impact(0.0, activate=True)
         act.record("latched", **info)
 
@@ -173,6 +182,8 @@ class _Unilateral(_Switching):
             act.record("released")
             return
         approach = act.approach_speed()
+        if approach <= 0.0 and act.time_since_last() < ZENO_TIME:
+            return  # already part of a simultaneous impact at this instant
         resting = (self.restitution * approach < self.rest_speed
                    or act.time_since_last() < ZENO_TIME)
         info = act.impact(0.0 if resting else self.restitution, activate=resting)
