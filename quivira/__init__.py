@@ -65,3 +65,7 @@ __all__ += [
 from .forms import LagrangeForms, lagrange_forms  # noqa: E402
 
 __all__ += ["LagrangeForms", "lagrange_forms"]
+
+from .system_simulation import simulate_system  # noqa: E402
+
+__all__ += ["simulate_system"]

@@ -65,6 +65,21 @@ def every_kind_model() -> qv.BarJointModel:
     m.add_angle_stop(0, 1, 0.5, "max", 0.3, name="limit")
     m.add_contact(2, 0.5, height=-5.0, restitution=0.5, name="floor")
     m.add_event(y2 + 0.05, name="dip", direction="down")
+    # issue 21: a welded pair, a link to the ground, a rolling disc, a disc in a driven ring
+    k = m.n_bars
+    m.add_bar_at_attitude(10.0, -0.5, -np.pi / 2, 1.0, 1.0)
+    m.add_support(k, -0.5, fixed_x=True, fixed_y=True)
+    m.add_bar_at_attitude(10.0, -1.0, 0.0, 0.6, 0.5)
+    m.add_weld(k, k + 1, at=(10.0, -1.0), name="weld")
+    m.add_distance(k + 1, 0.5, None, (10.3, -1.4), name="link")
+    d = m.add_body(12.0, 0.25, 0.0, 1.0, 0.03, {"kind": "disc", "radius": 0.25})
+    m.add_rolling_on_line(d, 0.0, (12.0, 0.0), name="roll")
+    ring = m.add_body(14.0, 0.0, 0.0, 2.0, 0.5, {"kind": "disc", "radius": 1.0})
+    m.add_support(ring, 0.0, fixed_x=True, fixed_y=True)
+    small = m.add_body(14.0, -0.8, 0.0, 0.3, 0.006, {"kind": "disc", "radius": 0.2})
+    m.add_rolling_on_disc(ring, small, inside=True, name="ring roll")
+    m.add_joint_motor(None, A * (1.0 - hy.cos(hy.time)), bodies=(None, ring),
+                      name="ring drive")
     return m
 
 

@@ -3,7 +3,8 @@
 Same equations as :func:`quivira.lagrangian.assemble_eom` for the model's Lagrangian (see
 :mod:`quivira.model.symbolic`), built for speed of the compiled integrator:
 
-1. :math:`M = \\operatorname{diag}(m_i, m_i, m_i L_i^2/12)` is constant, so the applied
+1. :math:`M = \\operatorname{diag}(m_i, m_i, I_i)` (:math:`I_i = m_i L_i^2/12` for a bar, the
+   given inertia of a rigid body, no angle for a particle) is constant, so the applied
    accelerations are :math:`\\ddot q_a = -g\\,e_y + M^{-1} f` with :math:`f` the generalized
    forces of the loads.
 2. Every constraint row is a :data:`~quivira.model.monomials.Poly` in the coordinates
@@ -41,6 +42,7 @@ Coefficients (products of lengths, inverse masses, α, ...) become derived runti
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 
 import heyoka as hy
@@ -64,16 +66,44 @@ class _Row:
         self.J, self.c, self.v, self.F, self.shift = J, c, v, F, shift
 
 
+#: per thread: the angle coordinates of the bodies being assembled, ``angle[body] = j`` with
+#: θ_body = ``q{j}`` and its inverse, or None for 3 coordinates per body (θ_i = ``q{3i+2}``)
+_LAYOUT = threading.local()
+
+
+def _angles(data: ModelData | None) -> None:
+    """Set the angle coordinates of the bodies of ``data`` for this thread (None: 3 per
+    body)."""
+    _LAYOUT.maps = None
+    if data is not None and data.has_particles():
+        angle = {i: data.theta_index(i) for i in range(len(data.bars))}
+        _LAYOUT.maps = (angle, {j: i for i, j in angle.items() if j is not None})
+
+
+def _angle_of(body: int) -> int:
+    maps = getattr(_LAYOUT, "maps", None)
+    return 3 * body + 2 if maps is None else maps[0][body]
+
+
+def _body_of_angle(j: int) -> int | None:
+    """The body whose angle is ``q{j}`` (None if ``q{j}`` is not an angle)."""
+    maps = getattr(_LAYOUT, "maps", None)
+    if maps is None:
+        return j // 3 if j % 3 == 2 else None
+    return maps[1].get(j)
+
+
 def _factor_derivative(name: str, var: str) -> mo.Poly | None:
     """∂(factor)/∂(variable) for the factors of the structural rows: coordinates ``q{j}``,
-    velocities ``v{j}``, ``c{i}`` = cos θ_i and ``s{i}`` = sin θ_i (θ_i is ``q{3i+2}``)."""
+    velocities ``v{j}``, ``c{i}`` = cos θ_i and ``s{i}`` = sin θ_i (θ_i is ``q{3i+2}`` for
+    3 coordinates per body, else the body's angle coordinate)."""
     if name == var:
         return mo.constant(1.0)
     if var[0] == "q" and name[0] in "cs":
-        j = int(var[1:])
-        if j % 3 == 2 and int(name[1:]) == j // 3:
-            return mo.monomial((f"s{j // 3}",), -1.0) if name[0] == "c" else \
-                mo.monomial((f"c{j // 3}",), 1.0)
+        i = _body_of_angle(int(var[1:]))
+        if i is not None and int(name[1:]) == i:
+            return mo.monomial((f"s{i}",), -1.0) if name[0] == "c" else \
+                mo.monomial((f"c{i}",), 1.0)
     return None
 
 
@@ -97,7 +127,7 @@ def _variables_of(p: mo.Poly, prefix: str) -> list[str]:
             if f[0] == prefix:
                 names.add(f)
             elif prefix == "q" and f[0] in "cs":
-                names.add(f"q{3 * int(f[1:]) + 2}")
+                names.add(f"q{_angle_of(int(f[1:]))}")
     return sorted(names, key=lambda s: int(s[1:]))
 
 
@@ -187,13 +217,23 @@ def assemble_bar_model(data: ModelData, solver="ordered",
     index = {key: k for k, (key, _) in enumerate(layout)}
     col = collect(data, index, excluded=excluded)
     coefs = mo.Coefficients(len(layout))
+    _angles(data)
+    try:
+        return _assemble(data, solver, layout, index, col, coefs)
+    finally:
+        _angles(None)
+
+
+def _assemble(data, solver, layout, index, col, coefs) -> BarAssembly:
     n_bars = len(data.bars)
-    n = 3 * n_bars
-    q, qd = variables(n_bars)
+    n = data.n_coordinates()
+    q, qd = variables(data)
+    offsets = data.offsets()
     factors = {}
     for i in range(n_bars):
-        th = q[3 * i + 2]
-        factors[f"c{i}"], factors[f"s{i}"] = hy.cos(th), hy.sin(th)
+        j = data.theta_index(i)
+        if j is not None:
+            factors[f"c{i}"], factors[f"s{i}"] = hy.cos(q[j]), hy.sin(q[j])
     for j in range(n):
         factors[f"q{j}"], factors[f"v{j}"] = q[j], qd[j]
     atoms = mo.AtomTable(factors)
@@ -228,8 +268,8 @@ def assemble_bar_model(data: ModelData, solver="ordered",
 
     f = [terms_poly(terms) for terms in col.Q]
     qdd_a = [mo.mul(inv_M[j], f[j]) for j in range(n)]
-    for i in range(n_bars):
-        qdd_a[3 * i + 1] = mo.add(qdd_a[3 * i + 1], mo.constant(-1.0, index[("g",)]))
+    for o in offsets:
+        qdd_a[o + 1] = mo.add(qdd_a[o + 1], mo.constant(-1.0, index[("g",)]))
     # --- W = J M^-1 J^T (upper triangle, mirrored) and the right-hand side
     rows_of_col: dict[int, list[int]] = {}
     for k, r in enumerate(rows):
@@ -290,7 +330,8 @@ def assemble_bar_model(data: ModelData, solver="ordered",
     for r in rows:
         row = {j: expr(x) for j, x in sorted(r.J.items())}
         J_rows.append({j: x for j, x in row.items() if not is_zero(x)})
-    applied = [mo.add(f[j], mo.constant(1.0, col.weight_params[j // 3]) if j % 3 == 1 else {})
+    weight_at = {o + 1: col.weight_params[i] for i, o in enumerate(offsets)}
+    applied = [mo.add(f[j], mo.constant(1.0, weight_at[j]) if j in weight_at else {})
                for j in range(n)]
     parts = EOMParts(
         q=list(q), qd=list(qd),

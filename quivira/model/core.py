@@ -30,15 +30,17 @@ import numpy as np
 
 from ..lagrangian import assemble_eom, eom_result
 from . import persistence
-from .data import Bar, ModelData
+from .data import Bar, ModelData, Particle, RigidBody, check_points, check_shape
 from .editing import ModelEditor
 from .elements import (
     KINDS,
     AngleStop,
     Contact,
     CoordinateConstraint,
+    Distance,
     ForceActuator,
     GroundSlider,
+    JointMotor,
     KnifeEdge,
     Latch,
     Parameter,
@@ -46,12 +48,15 @@ from .elements import (
     PinJoint,
     PointLoad,
     PrismaticJoint,
+    RollingOnDisc,
+    RollingOnLine,
     SpringDamper,
     Support,
     TorqueActuator,
     TorsionalSpring,
     UserConstraint,
     UserEvent,
+    Weld,
 )
 from .elements.actuators import parameter_variable
 from .elements.pin_joint import infer_joints
@@ -70,6 +75,8 @@ from .simulator import (
 from .symbolic import build_symbolic, parameter_layout, parameter_symbols, topology_key
 from .trajectory import Trajectory
 from .validation import (
+    check_flag,
+    check_index,
     check_point,
     check_positive,
     check_real,
@@ -245,8 +252,8 @@ class bar_joint_model:  # noqa: N801 - API name
 
     @property
     def n_coordinates(self) -> int:
-        """Number of generalized coordinates, 3 per bar."""
-        return 3 * self.n_bars
+        """Number of generalized coordinates, 3 per bar or rigid body, 2 per particle."""
+        return self._data.n_coordinates()
 
     @property
     def constraint_labels(self) -> list[str]:
@@ -273,7 +280,8 @@ class bar_joint_model:  # noqa: N801 - API name
             The bar.
         """
         i = self._editor.check_bar(bar_index, "bar_index")
-        return tuple(hy.make_vars(f"x{i}", f"y{i}", f"th{i}"))
+        names = ("x", "y", "th")[:self._data.bars[i].n_coordinates]  # a particle: (x, y)
+        return tuple(hy.make_vars(*(f"{c}{i}" for c in names)))
 
     def velocities(self, bar_index: int) -> tuple:
         """The heyoka variables of a bar's velocities ``(vx{i}, vy{i}, om{i})``.
@@ -284,7 +292,8 @@ class bar_joint_model:  # noqa: N801 - API name
             The bar.
         """
         i = self._editor.check_bar(bar_index, "bar_index")
-        return tuple(hy.make_vars(f"vx{i}", f"vy{i}", f"om{i}"))
+        names = ("vx", "vy", "om")[:self._data.bars[i].n_coordinates]  # a particle: (vx, vy)
+        return tuple(hy.make_vars(*(f"{c}{i}" for c in names)))
 
     def parameter_values(self) -> np.ndarray:
         """The runtime parameter vector (``hy.par`` values) of the current data."""
@@ -352,7 +361,8 @@ class bar_joint_model:  # noqa: N801 - API name
                                         check_positive(mass, f"bar {i}: mass"), pose))
 
     def add_bar_from_point_pair(self, start: Sequence[float], end: Sequence[float],
-                                mass_per_length: float = 1.0) -> int:
+                                mass_per_length: float | None = None, *,
+                                mass: float | None = None) -> int:
         """Append the bar from ``start`` to ``end`` (its ``s = -0.5`` and ``s = +0.5`` ends).
 
         Parameters
@@ -360,7 +370,10 @@ class bar_joint_model:  # noqa: N801 - API name
         start, end : pair of float
             End points ``(x, y)`` (m); they must differ.
         mass_per_length : float, optional
-            Mass per length (kg/m), default 1; the bar's mass is this times its length.
+            Mass per length (kg/m); the bar's mass is this times its length. The default
+            (neither this nor ``mass`` given) is 1 kg/m.
+        mass : float, optional
+            The bar's mass (kg), instead of ``mass_per_length`` (give one of them).
 
         Returns
         -------
@@ -370,13 +383,21 @@ class bar_joint_model:  # noqa: N801 - API name
         i = self.n_bars
         p0 = check_point(start, f"bar {i}: start")
         p1 = check_point(end, f"bar {i}: end")
-        rho = check_positive(mass_per_length, f"bar {i}: mass_per_length")
+        if mass is not None and mass_per_length is not None:
+            raise ValueError(f"bar {i}: give mass (kg) or mass_per_length (kg/m), not both")
+        if mass is None:
+            rho = check_positive(1.0 if mass_per_length is None else mass_per_length,
+                                 f"bar {i}: mass_per_length")
+        else:
+            m = check_positive(mass, f"bar {i}: mass")
         L = math.hypot(p1[0] - p0[0], p1[1] - p0[1])
         if L <= 0.0:
             raise ValueError(f"bar {i}: start and end must differ (zero length), got {p0} twice")
+        if mass is None:
+            m = check_positive(rho * L, f"bar {i}: mass")
         th = math.atan2(p1[1] - p0[1], p1[0] - p0[0])
         pose = (0.5 * (p0[0] + p1[0]), 0.5 * (p0[1] + p1[1]), th)
-        return self._editor.add_bar(Bar(L, check_positive(rho * L, f"bar {i}: mass"), pose))
+        return self._editor.add_bar(Bar(L, m, pose))
 
     def set_init_bar_attitude(self, bar_index: int, x0: float, y0: float, theta0: float) -> None:
         """Set the initial centre position (m) and angle (rad) of a bar.
@@ -502,8 +523,10 @@ class bar_joint_model:  # noqa: N801 - API name
             old.bars if bar_index is None else bar_index, old.s if s is None else s,
             len(data.bars), j))
 
-    def add_support(self, bar_index: int, s: float, dof_in_x: bool, dof_in_y: bool,
-                    x: float | None = None, y: float | None = None) -> int:
+    def add_support(self, bar_index: int, s: float, dof_in_x: bool | None = None,
+                    dof_in_y: bool | None = None, x: float | None = None,
+                    y: float | None = None, *, fixed_x: bool | None = None,
+                    fixed_y: bool | None = None) -> int:
         """Add a support (pin, or roller when one direction is free) at the point ``s``.
 
         Parameters
@@ -516,6 +539,9 @@ class bar_joint_model:  # noqa: N801 - API name
             True leaves that direction free (a roller); not both.
         x, y : float, optional
             Ground position of the support (m); default: the point's initial position.
+        fixed_x, fixed_y : bool, optional
+            Keyword aliases without the double negative: ``fixed_x=True`` holds the point in
+            x (the same as ``dof_in_x=False``). Give each direction once, by either name.
 
         Returns
         -------
@@ -528,8 +554,21 @@ class bar_joint_model:  # noqa: N801 - API name
             If the position is defaulted but the bar has no initial pose, or on bad values
             (TypeError on wrong types).
         """
+        free = []
+        for dof, fixed, axis in ((dof_in_x, fixed_x, "x"), (dof_in_y, fixed_y, "y")):
+            if dof is None and fixed is None:
+                raise TypeError(f"add_support: say whether the point is held in {axis}: "
+                                f"fixed_{axis}=True/False (or dof_in_{axis}, True = free)")
+            if fixed is not None:
+                fixed = check_flag(fixed, f"add_support: fixed_{axis}")
+                if dof is not None and check_flag(dof, f"add_support: dof_in_{axis}") == fixed:
+                    raise ValueError(f"add_support: dof_in_{axis}={dof} and fixed_{axis}={fixed} "
+                                     "contradict each other (dof_in = free = not fixed); give "
+                                     "one of them")
+                dof = not fixed
+            free.append(dof)
         return self._editor.add(lambda data, k: Support.create(
-            bar_index, s, dof_in_x, dof_in_y, x, y, data.bars, k), Support)
+            bar_index, s, free[0], free[1], x, y, data.bars, k), Support)
 
     def set_support(self, support_index: int, *, x: float | None = None, y: float | None = None,
                     s: float | None = None, dof_in_x: bool | None = None,
@@ -1269,21 +1308,25 @@ class bar_joint_model:  # noqa: N801 - API name
             The state set.
         """
         n = self.n_bars
+        nq = self._data.n_coordinates()
         try:
             arr = np.asarray(initial_state, dtype=float)
         except (TypeError, ValueError):
             raise TypeError("initial_state must be a sequence of real numbers") from None
-        if arr.ndim != 1 or arr.shape[0] != 6 * n:
-            raise ValueError(f"initial_state: expected {6 * n} values (6 per bar for {n} bars: "
-                             f"all q then all qd), got shape {arr.shape}")
+        if arr.ndim != 1 or arr.shape[0] != 2 * nq:
+            raise ValueError(f"initial_state: expected {2 * nq} values (6 per bar or body, 4 per "
+                             f"particle, for {n} bodies: all q then all qd), got shape "
+                             f"{arr.shape}")
         bad = np.nonzero(~np.isfinite(arr))[0]
         if bad.size:
             raise ValueError(f"initial_state: entries {bad.tolist()} are not finite")
 
         def change(data):
-            for i, b in enumerate(data.bars):
-                b.pose = tuple(float(v) for v in arr[3 * i:3 * i + 3])
-                b.velocity = tuple(float(v) for v in arr[3 * n + 3 * i:3 * n + 3 * i + 3])
+            for o, b in zip(data.offsets(), data.bars):
+                k = b.n_coordinates
+                pad = (0.0,) * (3 - k)  # a particle keeps θ = 0
+                b.pose = tuple(float(v) for v in arr[o:o + k]) + pad
+                b.velocity = tuple(float(v) for v in arr[nq + o:nq + o + k]) + pad
 
         self._editor.edit("state", change)
         return arr.tolist()
@@ -1579,11 +1622,7 @@ class bar_joint_model:  # noqa: N801 - API name
         d = self._data
         lines = [f"bar_joint_model: {len(d.bars)} bars, {len(d.of(PinJoint))} joints, "
                  f"{len(d.of(Support))} supports, {len(d.of(PointLoad))} forces, g = {d.g:g}"]
-        for i, b in enumerate(d.bars):
-            pose = "pose not set" if b.pose is None else (
-                f"centre ({b.pose[0]:.4g}, {b.pose[1]:.4g}), θ = {b.pose[2]:.4g} rad")
-            lines.append(f"  bar {i}: L = {b.length:g}, m = {b.mass:g}, {pose}, "
-                         f"velocity {tuple(round(v, 6) for v in b.velocity)}")
+        lines += [f"  {b.describe(i)}" for i, b in enumerate(d.bars)]
         lines += [f"  {el.describe(pos)}" for _, pos, el in d.items()]
         return "\n".join(lines)
 
@@ -1652,6 +1691,337 @@ class bar_joint_model:  # noqa: N801 - API name
             The file cannot be opened.
         """
         return cls.from_dict(persistence.read_file(path, max_bytes))
+
+    # --- bodies and joints (issue 21) ---
+    def add_particle(self, x: float, y: float, m: float, *, vx: float = 0.0,
+                     vy: float = 0.0) -> int:
+        """Append a point mass at ``(x, y)``: two coordinates ``(x, y)``, no angle.
+
+        Its kinetic energy is :math:`\\tfrac12 m(\\dot x^2 + \\dot y^2)`, its weight
+        :math:`-mg\\,e_y`. Joints, links and supports attach at its position (``s = 0`` or the
+        point ``(0, 0)``); elements that need an angle (welds, motors, torsional springs) refuse
+        it. Its mass is a runtime parameter (``set_bar_mass``).
+
+        Parameters
+        ----------
+        x, y : float
+            Initial position (m).
+        m : float
+            Mass (kg), positive.
+        vx, vy : float, optional
+            Initial velocity (m/s).
+
+        Returns
+        -------
+        int
+            Index of the new body (bodies and bars share one index).
+        """
+        i = self.n_bars
+        pose = (check_real(x, f"particle {i}: x"), check_real(y, f"particle {i}: y"), 0.0)
+        vel = (check_real(vx, f"particle {i}: vx"), check_real(vy, f"particle {i}: vy"), 0.0)
+        return self._editor.add_bar(Particle(check_positive(m, f"particle {i}: m"), pose, vel))
+
+    def add_body(self, x: float, y: float, theta: float, m: float, I: float,  # noqa: E741
+                 shape: dict | str | None = None, points: dict | None = None, *,
+                 length: float | None = None) -> int:
+        """Append a planar rigid body with coordinates ``(x, y, θ)`` of its mass centre.
+
+        Kinetic energy :math:`\\tfrac12 m(\\dot x^2 + \\dot y^2) + \\tfrac12 I\\dot θ^2`
+        (``I`` about the mass centre). A body point :math:`(u, v)` (body frame, relative to
+        the mass centre) is at :math:`(x, y) + R(θ)(u, v)`; an offset mass centre is expressed
+        by attachment points away from ``(0, 0)``. ``m`` and ``I`` are runtime parameters.
+
+        Parameters
+        ----------
+        x, y : float
+            Initial position of the mass centre (m).
+        theta : float
+            Initial angle of the body frame (rad).
+        m : float
+            Mass (kg), positive.
+        I : float
+            Moment of inertia about the mass centre (kg·m²), positive.
+        shape : dict or str, optional
+            Drawing shape: ``{"kind": "disc", "radius": R}`` (a disc is also what the rolling
+            contacts use by default), ``{"kind": "plate", "width": w, "height": h}``, or
+            None.
+        points : dict, optional
+            Named attachment points ``{name: (u, v)}`` (m, body frame); elements refer to them
+            by name.
+        length : float, optional
+            Reference length ℓ (m) of local coordinates ``s`` (the point ``(sℓ, 0)``) used by
+            the bar-style elements (joints, supports, loads); default: the disc's diameter,
+            the plate's width, else :math:`\\sqrt{12 I/m}`.
+
+        Returns
+        -------
+        int
+            Index of the new body.
+        """
+        i = self.n_bars
+        w = f"body {i}"
+        pose = (check_real(x, f"{w}: x"), check_real(y, f"{w}: y"),
+                check_real(theta, f"{w}: theta"))
+        body = RigidBody(check_positive(m, f"{w}: m"), check_positive(I, f"{w}: I"), pose,
+                         shape=check_shape(shape, f"{w}: shape"),
+                         points=check_points(points, f"{w}: points"),
+                         ref_length=None if length is None else check_positive(length,
+                                                                               f"{w}: length"))
+        return self._editor.add_bar(body)
+
+    def set_body_inertia(self, body: int, I: float) -> None:  # noqa: E741
+        """Change the moment of inertia (kg·m²) of a rigid body about its mass centre (a
+        runtime parameter: no recompiling). A bar's inertia follows its mass and length.
+
+        Parameters
+        ----------
+        body : int
+            The rigid body.
+        I : float
+            New inertia (kg·m²), positive.
+        """
+        i = self._editor.check_bar(body, "body")
+        if not isinstance(self._data.bars[i], RigidBody):
+            raise ValueError(f"body {i} is a {self._data.bars[i].body_kind}: its inertia follows "
+                             "from its mass (and length); set_body_inertia is for rigid bodies")
+        self._editor.set_bar(i, "body inertia", inertia=check_positive(I, f"body {i}: I"))
+
+    def body_kind(self, body: int) -> str:
+        """``"bar"``, ``"particle"`` or ``"body"`` (a rigid body).
+
+        Parameters
+        ----------
+        body : int
+            The body.
+        """
+        return self._data.bars[self._editor.check_bar(body, "body")].body_kind
+
+    def body_coordinates(self, body: int) -> list[int]:
+        """Indices of a body's coordinates in ``q`` (``[x, y, θ]``, ``[x, y]`` for a
+        particle).
+
+        Parameters
+        ----------
+        body : int
+            The body.
+        """
+        i = self._editor.check_bar(body, "body")
+        o = self._data.offsets()[i]
+        return list(range(o, o + self._data.bars[i].n_coordinates))
+
+    def add_weld(self, body_a: int | None, body_b: int, at: Sequence[float] | None = None, *,
+                 name: str | None = None) -> str:
+        """Weld two bodies (or a body to the ground, ``body_a=None``) as they are posed now.
+
+        Rows :math:`p_b - p_a = 0` at the weld point and :math:`θ_b - θ_a - φ_0 = 0`; the
+        multipliers are the force (N, on body b, global x and y) and the torque (N·m) the weld
+        transmits (:class:`~quivira.model.elements.Weld`).
+
+        Parameters
+        ----------
+        body_a : int or None
+            First body, or None for the ground.
+        body_b : int
+            Second body (not a particle).
+        at : pair of float, optional
+            The weld point (m, global, initial pose); default: body b's mass centre.
+        name : str, optional
+            Its name (default ``"weld k"``).
+
+        Returns
+        -------
+        str
+            The weld's name.
+        """
+        def make(data, k):
+            nm = self._editor.unique_name(name, f"weld {k}", data)
+            return Weld.create(body_a, body_b, at, nm, data.bars)
+
+        k = self._editor.add(make, Weld)
+        return self._data.of(Weld)[k].name
+
+    def add_distance(self, body_a: int | None, point_a: Any, body_b: int | None,
+                     point_b: Any, length: float | None = None, *,
+                     name: str | None = None) -> str:
+        """Add a massless rigid link between two points of bodies (or a body and the ground).
+
+        Row :math:`(\\ell^2 - d\\cdot d)/(2\\ell) = 0` with :math:`d = p_b - p_a`; its
+        multiplier is the link's tension (N, positive when it pulls the points together;
+        :class:`~quivira.model.elements.Distance`).
+
+        Parameters
+        ----------
+        body_a, body_b : int or None
+            The bodies (None: the ground; then the point is a ground position ``(x, y)``).
+        point_a, point_b
+            Point references: a local coordinate ``s`` (the point ``(sℓ, 0)``), a body-frame
+            pair ``(u, v)`` (m), or the name of an attachment point of a rigid body.
+        length : float, optional
+            The link's length (m); default: the initial distance of the points.
+        name : str, optional
+            Its name (default ``"distance k"``).
+
+        Returns
+        -------
+        str
+            The link's name.
+        """
+        def make(data, k):
+            nm = self._editor.unique_name(name, f"distance {k}", data)
+            return Distance.create(body_a, point_a, body_b, point_b, length, nm, data.bars)
+
+        k = self._editor.add(make, Distance)
+        return self._data.of(Distance)[k].name
+
+    def set_distance_length(self, name: str, length: float) -> None:
+        """Change a link's length (m; a runtime parameter, no recompiling).
+
+        Parameters
+        ----------
+        name : str
+            The link's name.
+        length : float
+            New length (m), positive.
+        """
+        kind, pos = self._editor.find_name(name, "distance")
+        if kind is not Distance:
+            raise ValueError(f"{name!r} is a {kind.title}, not a distance link")
+        value = check_positive(length, f"{name}: length")
+
+        def make(data, old, k):
+            new = old.copy()
+            new.length = value
+            return new
+
+        self._editor.replace(Distance, pos, make)
+
+    def add_rolling_on_line(self, body: int, angle: float = 0.0,
+                            point: Sequence[float] | None = None, *,
+                            radius: float | None = None, centre: Any = (0.0, 0.0),
+                            name: str | None = None) -> str:
+        """A disc rolls without slipping on a ground line (holonomic form).
+
+        Rows :math:`n\\cdot(c - P) - R = 0` and :math:`t\\cdot c + Rθ = t\\cdot c_0 + Rθ_0`
+        (:math:`x + Rθ` = const on level ground) with :math:`t = (\\cos α, \\sin α)`,
+        :math:`n = (-\\sin α, \\cos α)`; multipliers: the normal force along :math:`n` and
+        the friction force along :math:`t` on the disc, at the contact point (N;
+        :class:`~quivira.model.elements.RollingOnLine`).
+
+        Parameters
+        ----------
+        body : int
+            The disc (a rigid body or bar).
+        angle : float, optional
+            Direction α of the line (rad); the disc lies on its left (+n) side.
+        point : pair of float, optional
+            A point of the line (m); default: the line touching the disc in its initial pose.
+        radius : float, optional
+            Rolling radius (m); default the radius of the body's disc shape.
+        centre : point reference, optional
+            The disc's centre on the body (default its mass centre).
+        name : str, optional
+            Its name (default ``"rolling k"``).
+
+        Returns
+        -------
+        str
+            The contact's name.
+        """
+        def make(data, k):
+            nm = self._editor.unique_name(name, f"rolling {k}", data)
+            return RollingOnLine.create(body, angle, point, radius, centre, nm, data.bars)
+
+        k = self._editor.add(make, RollingOnLine)
+        return self._data.of(RollingOnLine)[k].name
+
+    def add_rolling_on_disc(self, body_a: int | None, body_b: int, *, inside: bool = False,
+                            radius_a: float | None = None, radius_b: float | None = None,
+                            centre_a: Any = None, centre_b: Any = None,
+                            name: str | None = None) -> str:
+        """Disc b rolls without slipping on disc a (outside it, or inside it with
+        ``inside=True``); ``body_a=None`` is a fixed ground circle.
+
+        Rows: the centre distance :math:`|c_b - c_a| = R_a \\pm R_b` and, at velocity level,
+        equal velocities of the two material points in contact (see
+        :class:`~quivira.model.elements.RollingOnDisc`); multipliers: the normal and friction
+        forces on disc b (N).
+
+        Parameters
+        ----------
+        body_a : int or None
+            The disc rolled on, or None for a ground circle (then give ``radius_a`` and
+            ``centre_a``).
+        body_b : int
+            The rolling disc.
+        inside : bool, optional
+            Disc b rolls inside disc a (a ring); default outside.
+        radius_a, radius_b : float, optional
+            Radii (m); default the bodies' disc shapes.
+        centre_a, centre_b : point reference, optional
+            Disc centres on the bodies (default the mass centres); for the ground, ``centre_a``
+            is the circle's centre ``(x, y)``.
+        name : str, optional
+            Its name (default ``"disc rolling k"``).
+
+        Returns
+        -------
+        str
+            The contact's name.
+        """
+        def make(data, k):
+            nm = self._editor.unique_name(name, f"disc rolling {k}", data)
+            return RollingOnDisc.create(body_a, body_b, radius_a, radius_b, inside, centre_a,
+                                        centre_b, nm, data.bars)
+
+        k = self._editor.add(make, RollingOnDisc)
+        return self._data.of(RollingOnDisc)[k].name
+
+    def add_joint_motor(self, joint: int | None, angle_law: Any, *,
+                        bodies: Sequence[int | None] | None = None,
+                        name: str | None = None) -> str:
+        """Drive the relative angle of a pin joint's first two bodies by a law of time.
+
+        Row :math:`θ_b - θ_a - φ(t) = 0` (rheonomic); its multiplier is the motor torque on
+        body b (N·m; :class:`~quivira.model.elements.JointMotor`).
+
+        Parameters
+        ----------
+        joint : int or None
+            A pin joint: ``a, b`` are its first two bars. None: give ``bodies``.
+        angle_law : heyoka expression or float
+            :math:`φ(t)` (rad), of ``hy.time`` and named parameters
+            (``model.parameter(name)``, runtime: editing them does not recompile).
+        bodies : pair, optional
+            ``(a, b)`` instead of a joint; ``a`` None drives the absolute angle of ``b``.
+        name : str, optional
+            Its name (default ``"motor k"``).
+
+        Returns
+        -------
+        str
+            The motor's name.
+        """
+        if (joint is None) == (bodies is None):
+            raise TypeError("add_joint_motor: give a pin joint index or bodies=(a, b), one of "
+                            "them")
+        if joint is not None:
+            jt = self._data.of(PinJoint)[check_index(joint, len(self._data.of(PinJoint)),
+                                                     "joint")]
+            a, b = jt.bars[0], jt.bars[1]
+        else:
+            try:
+                a, b = bodies
+            except (TypeError, ValueError):
+                raise TypeError(f"add_joint_motor: bodies must be a pair (a, b), got "
+                                f"{bodies!r}") from None
+
+        def make(data, k):
+            nm = self._editor.unique_name(name, f"motor {k}", data)
+            return JointMotor.create(a, b, angle_law, nm, data.bars,
+                                     self._parameter_names(data))
+
+        k = self._editor.add(make, JointMotor)
+        return self._data.of(JointMotor)[k].name
 
 
 BarJointModel = bar_joint_model

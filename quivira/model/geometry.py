@@ -4,7 +4,9 @@
 :math:`F(q) = 0` by Gauss–Newton with minimum-norm steps in the weighted metric
 :math:`\\|Δq\\|^2 = \\sum_i Δx_i^2 + Δy_i^2 + (L_i Δθ_i)^2` (so a bar's rotation counts by
 how far its ends move), which moves the drawn pose the least and stays on its branch.
-``project_velocities`` removes the part of :math:`\\dot q` that violates
+Coordinates are per body (3 per bar or rigid body, 2 per particle: the weights of
+:meth:`~quivira.model.data.ModelData.coordinate_weights`). ``project_velocities`` removes
+the part of :math:`\\dot q` that violates
 :math:`J\\dot q = 0` in the mass metric: :math:`\\dot q \\leftarrow \\dot q - M^{-1}J^T W^{-1}
 J\\dot q`.
 """
@@ -29,15 +31,20 @@ def intersections(bars: list[Bar], tol: float) -> list[tuple[np.ndarray, list[tu
 
     Bars meeting at one point (within the distance ``tol``) form one group; collinear
     overlaps along a length are ignored (no unique point), collinear bars touching end to end
-    meet at the shared end.
+    meet at the shared end. Only bars are segments: particles and rigid bodies (issue 21) are
+    skipped (they are joined explicitly).
     """
-    segs = [_segment(b) for b in bars]
+    segs = [_segment(b) if getattr(b, "body_kind", "bar") == "bar" else None for b in bars]
     eps = tol
     hits: list[tuple[np.ndarray, int, float]] = []
     for a in range(len(bars)):
+        if segs[a] is None:
+            continue
         pa, qa = segs[a]
         ra = qa - pa
         for b in range(a + 1, len(bars)):
+            if segs[b] is None:
+                continue
             pb, qb = segs[b]
             rb = qb - pb
             cross = ra[0] * rb[1] - ra[1] * rb[0]

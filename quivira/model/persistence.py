@@ -4,6 +4,11 @@ A dict holds ``format`` ("quivira.bar_joint_model"), ``format_version``, ``toler
 ``g``, ``stabilization`` (optional, default 10), the list ``bars`` and one list per element
 kind, named by the kind's ``collection`` (``joints``, ``supports``, ``forces``, ...; see
 :data:`quivira.model.elements.KINDS`), each entry written by the element's own ``to_dict``.
+A bar is written as ``{"length", "mass", "pose", "velocity"}``; other bodies (issue 21)
+carry their ``kind``: a particle ``{"kind": "particle", "mass", "pose", "velocity"}`` (pose and
+velocity as ``[x, y, 0]``), a rigid body ``{"kind": "body", "mass", "inertia", "pose",
+"velocity", "shape", "points", "length"}`` (``shape`` a dict such as ``{"kind": "disc",
+"radius": 0.2}``, ``points`` ``{name: [u, v]}``, ``length`` the reference length or null).
 Floats are written by Python's shortest round-trip representation, so a save/load round trip
 reproduces every number bit for bit. Loading validates everything first and raises ValueError
 naming the first problem.
@@ -18,7 +23,7 @@ import stat
 from pathlib import Path
 from typing import Any
 
-from .data import Bar, ModelData
+from .data import Bar, ModelData, Particle, RigidBody, check_points, check_shape
 from .elements import KINDS, LoadContext
 from .validation import (
     DEFAULT_STABILIZATION,
@@ -39,6 +44,48 @@ READABLE_VERSIONS = (1, 2)
 MAX_FILE_BYTES = 50_000_000
 _HEADER_KEYS = ("format", "format_version", "tolerance", "g", "stabilization", "bars")
 _BAR_KEYS = ("length", "mass", "pose", "velocity")
+_PARTICLE_KEYS = ("kind", "mass", "pose", "velocity")
+_BODY_KEYS = ("kind", "mass", "inertia", "pose", "velocity", "shape", "points", "length")
+
+
+def body_to_dict(b) -> dict:
+    """Plain data of a body (a bar keeps the format of version 2 without a ``kind``)."""
+    pose = None if b.pose is None else list(b.pose)
+    if isinstance(b, Particle):
+        return {"kind": "particle", "mass": b.mass, "pose": pose, "velocity": list(b.velocity)}
+    if isinstance(b, RigidBody):
+        return {"kind": "body", "mass": b.mass, "inertia": b.inertia, "pose": pose,
+                "velocity": list(b.velocity), "shape": dict(b.shape),
+                "points": {k: list(v) for k, v in b.points.items()}, "length": b.ref_length}
+    return {"length": b.length, "mass": b.mass, "pose": pose, "velocity": list(b.velocity)}
+
+
+def body_from_dict(b: Any, w: str):
+    """A validated body from file data (ValueError naming ``w`` and the field)."""
+    if not isinstance(b, dict):
+        raise ValueError(f"{w}: expected an object, got {type(b).__name__}")
+    kind = b.get("kind", "bar")
+    pose = field(b, "pose", w)
+    pose = None if pose is None else triple(pose, f"{w}.pose")
+    vel = triple(field(b, "velocity", w), f"{w}.velocity")
+    if kind == "bar":
+        check_keys(b, _BAR_KEYS, w)
+        return Bar(check_positive(field(b, "length", w), f"{w}.length"),
+                   check_positive(field(b, "mass", w), f"{w}.mass"), pose, vel)
+    if kind == "particle":
+        check_keys(b, _PARTICLE_KEYS, w)
+        if (pose is not None and pose[2] != 0.0) or vel[2] != 0.0:
+            raise ValueError(f"{w}: a particle has no angle; pose and velocity end with 0")
+        return Particle(check_positive(field(b, "mass", w), f"{w}.mass"), pose, vel)
+    if kind == "body":
+        check_keys(b, _BODY_KEYS, w)
+        length = field(b, "length", w)
+        return RigidBody(check_positive(field(b, "mass", w), f"{w}.mass"),
+                         check_positive(field(b, "inertia", w), f"{w}.inertia"), pose, vel,
+                         check_shape(field(b, "shape", w), f"{w}.shape"),
+                         check_points(field(b, "points", w), f"{w}.points"),
+                         None if length is None else check_positive(length, f"{w}.length"))
+    raise ValueError(f"{w}.kind: expected 'bar', 'particle' or 'body', got {kind!r}")
 
 
 def check_keys(d: dict, allowed, where: str) -> None:
@@ -63,9 +110,7 @@ def to_dict(data: ModelData, tolerance: float) -> dict:
         "tolerance": tolerance,
         "g": data.g,
         "stabilization": data.stabilization,
-        "bars": [{"length": b.length, "mass": b.mass,
-                  "pose": None if b.pose is None else list(b.pose),
-                  "velocity": list(b.velocity)} for b in data.bars],
+        "bars": [body_to_dict(b) for b in data.bars],
     }
     for kind in KINDS:
         out[kind.collection] = [el.to_dict() for el in data.of(kind)]
@@ -91,15 +136,7 @@ def from_dict(d: Any) -> tuple[ModelData, float]:
                              d.get("stabilization", DEFAULT_STABILIZATION),
                              "model.stabilization"))
         for i, b in enumerate(list_field(d, "bars", "model")):
-            w = f"bars[{i}]"
-            pose = field(b, "pose", w)
-            check_keys(b, _BAR_KEYS, w)
-            data.bars.append(Bar(
-                check_positive(field(b, "length", w), f"{w}.length"),
-                check_positive(field(b, "mass", w), f"{w}.mass"),
-                None if pose is None else triple(pose, f"{w}.pose"),
-                triple(field(b, "velocity", w), f"{w}.velocity"),
-            ))
+            data.bars.append(body_from_dict(b, f"bars[{i}]"))
         ctx = LoadContext(len(data.bars), set(), version)
         for kind in KINDS:
             items = d.get(kind.collection, [])
@@ -112,6 +149,8 @@ def from_dict(d: Any) -> tuple[ModelData, float]:
                 check_keys(item, tuple(el.to_dict()), where)
                 if kind.has_name:
                     ctx.names.add(el.name)
+                if hasattr(el, "check_bodies"):  # references to points and kinds of bodies
+                    el.check_bodies(data.bars, where)
                 data.of(kind).append(el)
     return data, tol
 

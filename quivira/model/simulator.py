@@ -42,7 +42,7 @@ from .data import ModelData
 from .elements import BY_KIND
 from .elements.base import EventActions
 from .results import AssemblyReport, ConstraintCheck, Sparsity, StateMatrices
-from .symbolic import coordinate_names, parameter_layout, topology_key
+from .symbolic import coordinate_names, joint_bodies, parameter_layout, topology_key
 from .trajectory import (
     BudgetExceededError,
     SimulationInterrupted,
@@ -98,7 +98,7 @@ class ConstraintWarning(UserWarning):
 
 def mass_diagonal(data: ModelData) -> np.ndarray:
     """The diagonal of M: ``(m, m, m L²/12)`` per bar."""
-    return np.array([w for b in data.bars for w in (b.mass, b.mass, b.inertia)])
+    return np.array([w for b in data.bars for w in b.mass_diagonal()])
 
 
 def initial_state(data: ModelData, what: str = "get_initial_state") -> np.ndarray:
@@ -109,8 +109,8 @@ def initial_state(data: ModelData, what: str = "get_initial_state") -> np.ndarra
             raise ValueError(
                 f"{what}: bar {i} has no initial pose yet; call set_init_bar_attitude({i}, x0, "
                 "y0, theta0) first")
-        q.extend(b.pose)
-        qd.extend(b.velocity)
+        q.extend(b.pose[:b.n_coordinates])
+        qd.extend(b.velocity[:b.n_coordinates])
     return np.array(q + qd, dtype=float)
 
 
@@ -226,7 +226,7 @@ class Simulator:
     # ------------------------------------------------------------------ compiled code
     def _key(self, data: ModelData, tol: float | None, purpose: str,
              excluded: frozenset = frozenset()) -> tuple:
-        opts = default_compile_options(3 * len(data.bars), purpose)
+        opts = default_compile_options(data.n_coordinates(), purpose)
         return (topology_key(data), tol, tuple(sorted(opts.items())), self.solver,
                 tuple(sorted(excluded, key=str)))
 
@@ -247,7 +247,7 @@ class Simulator:
                 if not data.bars:
                     raise ValueError("the model has no bars; add a bar first")
                 cs = compile_system(data, tol,
-                                    default_compile_options(3 * len(data.bars), purpose),
+                                    default_compile_options(data.n_coordinates(), purpose),
                                     self.solver, excluded)
                 self._cache[key] = cs
                 self._trim()
@@ -310,7 +310,7 @@ class Simulator:
     def check(self, data: ModelData, tolerance: float, state: Any, t: float = 0.0
               ) -> ConstraintCheck:
         """Constraint residuals at ``state = [q..., qd...]`` and time ``t``."""
-        n = 3 * len(data.bars)
+        n = data.n_coordinates()
         arr = np.asarray(state, dtype=float)
         if arr.shape != (2 * n,):
             raise ValueError(f"state: expected {2 * n} values ([q, qd] for {len(data.bars)} "
@@ -331,7 +331,7 @@ class Simulator:
     def degrees_of_freedom(self, data: ModelData) -> int:
         """:math:`n - \\operatorname{rank} J` at the initial pose."""
         cs = self.compiled(data)
-        n = 3 * len(data.bars)
+        n = data.n_coordinates()
         _, J = evaluate_geometry(cs, initial_state(data)[:n], self.parameters(data, cs))
         rank, _ = geo.dependent_rows(J, data.coordinate_weights())
         return n - rank
@@ -342,7 +342,7 @@ class Simulator:
         velocities projected onto :math:`J\\dot q = 0`: ``(new state, report)``."""
         cs = self.compiled(data)
         pars = self.parameters(data, cs)
-        n = 3 * len(data.bars)
+        n = data.n_coordinates()
         state = initial_state(data)
         q0 = state[:n]
         w = data.coordinate_weights()
@@ -359,11 +359,11 @@ class Simulator:
         v = evaluate_outputs(cs, np.concatenate([q, state[n:]])[None, :],
                              pars)["velocity_residual"][0]
         qd = geo.project_velocities(state[n:], J, mass_diagonal(data), v)
-        dq = (q - q0).reshape(-1, 3)
+        dq = [(q - q0)[o:o + b.n_coordinates] for o, b in zip(data.offsets(), data.bars)]
         report = AssemblyReport(
             moved={i: tuple(float(x) for x in dq[i]) for i in range(len(data.bars))
                    if np.any(np.abs(dq[i]) > 0)},
-            max_move=float(np.max(np.abs(dq))) if dq.size else 0.0,
+            max_move=float(np.max(np.abs(q - q0))) if q.size else 0.0,
             residual=float(np.max(np.abs(F))) if F.size else 0.0)
         return np.concatenate([q, qd]), report
 
@@ -387,7 +387,7 @@ class Simulator:
                          pars: np.ndarray) -> np.ndarray:
         """Check the initial state: positions, redundancy, velocities (projected, warning).
         Redundant rows are not an error here (see :meth:`simulate`)."""
-        n = 3 * len(data.bars)
+        n = data.n_coordinates()
         state = initial_state(data, "simulate")
         F, J = evaluate_geometry(cs, state[:n], pars, qd=state[n:])
         labels = cs.labels
@@ -430,7 +430,7 @@ class Simulator:
         projection = check_flag(projection, "projection")
         max_steps = _check_count(max_steps, "max_steps", 1)
         max_wall_s = check_positive(max_wall_s, "max_wall_s")
-        n = 3 * len(data.bars)
+        n = data.n_coordinates()
         with self._lock:
             full = self.compiled(data, tol, purpose)
             nbytes = n_points * 8 * (4 * n + 4 * full.m + 4)
@@ -474,11 +474,11 @@ class Simulator:
                    t: np.ndarray, states: np.ndarray) -> Trajectory:
         """The :class:`Trajectory` of integrator ``states`` at times ``t`` (``pars`` one
         parameter vector, or one per state when constraints switched during the run)."""
-        n = 3 * len(data.bars)
+        n = data.n_coordinates()
         states = np.asarray(states, dtype=float).reshape(len(t), -1)
         o = evaluate_outputs(cs, states, pars, t)
         col = cs.assembly.collected
-        q_names, qd_names = coordinate_names(len(data.bars))
+        q_names, qd_names = coordinate_names(data)
         zeros = np.zeros(len(t))
         ledger = states.shape[1] > 2 * n
         return Trajectory(
@@ -493,6 +493,7 @@ class Simulator:
             constraint_groups=self.constraint_groups(data, cs),
             reaction_map=[(key, list(terms)) for key, terms in col.reaction_map],
             coordinate_names=q_names, velocity_names=qd_names,
+            bodies=[b.copy() for b in data.bars], joint_bodies=joint_bodies(data),
             gravity_energy=o["gravity_energy"], load_potential=o["load_potential"],
             elastic_energy=o["elastic_energy"],
             work_in=states[:, 2 * n].copy() if ledger else zeros,
@@ -508,7 +509,7 @@ class Simulator:
         """Numeric M, J, W, λ and q̈ at a state (default: the initial state), without the
         stabilization terms unless ``stabilized`` (see
         :meth:`quivira.bar_joint_model.matrices`)."""
-        n = 3 * len(data.bars)
+        n = data.n_coordinates()
         arr = np.asarray(initial_state(data, "matrices") if state is None else state,
                          dtype=float)
         if arr.shape != (2 * n,):
@@ -586,7 +587,7 @@ class _Run:
 
     def __init__(self, sim, data, cs, pars, grid, projection, max_steps, max_wall_s):
         self.sim, self.data, self.cs, self.grid = sim, data, cs, grid
-        self.n = 3 * len(data.bars)
+        self.n = data.n_coordinates()
         self.pars = np.array(pars)
         self.base = np.array(pars[: cs.coefficients.n_base])
         self.projection = projection

@@ -1,12 +1,16 @@
 """The equations of a bar model as written by its bodies and elements.
 
-For bars ``i`` with coordinates :math:`(x_i, y_i, θ_i)` the Lagrangian is
+For bodies ``i`` with coordinates :math:`(x_i, y_i, θ_i)` of their mass centres (a particle
+has :math:`(x_i, y_i)` only) the Lagrangian is
 
 .. math::
     \\mathcal L = \\sum_i \\tfrac12 m_i (\\dot x_i^2 + \\dot y_i^2)
-                 + \\tfrac12 \\tfrac{m_i L_i^2}{12} \\dot θ_i^2 - m_i g y_i;
+                 + \\tfrac12 I_i \\dot θ_i^2 - m_i g y_i,
 
-every element adds constraint rows or generalized forces, defined once in its class
+with :math:`I_i = m_i L_i^2/12` for a bar and the given inertia of a rigid body (no angle
+term for a particle). Elements write their rows in a layout of 3 coordinates per body;
+:class:`CoordinateMap` maps them to the model's coordinates when there are particles.
+Every element adds constraint rows or generalized forces, defined once in its class
 (:mod:`quivira.model.elements`) as sums of monomials. This module collects them:
 
 * :func:`parameter_layout` — the runtime parameter vector (``hy.par`` order): g, the bars'
@@ -74,16 +78,121 @@ def parameter_symbols(data: ModelData) -> list[list[tuple[str, int]]]:
 
 
 def topology_key(data: ModelData) -> tuple:
-    """What the compiled code depends on: counts and connectivity, not the numeric values."""
-    return (len(data.bars),) + tuple(
+    """What the compiled code depends on: counts and connectivity, not the numeric values
+    (the number of bodies, and the kinds of the bodies when some are not bars)."""
+    head = (len(data.bars),)
+    if any(b.body_kind != "bar" for b in data.bars):
+        head += (tuple(b.body_kind for b in data.bars),)
+    return head + tuple(
         tuple(el.topology() for el in data.elements[kind.collection]) for kind in KINDS)
 
 
-def coordinate_names(n_bars: int) -> tuple[list[str], list[str]]:
-    """Variable names of the coordinates ``x_i, y_i, th_i`` and velocities ``vx_i, vy_i, om_i``."""
-    q = [f"{c}{i}" for i in range(n_bars) for c in ("x", "y", "th")]
-    qd = [f"{c}{i}" for i in range(n_bars) for c in ("vx", "vy", "om")]
+def _coordinate_counts(bodies) -> list[int]:
+    """Coordinates per body: ``bodies`` is a count of bars (3 each), a :class:`ModelData` or a
+    list of bodies."""
+    if isinstance(bodies, ModelData):
+        bodies = bodies.bars
+    if isinstance(bodies, int):
+        return [3] * bodies
+    return [b.n_coordinates for b in bodies]
+
+
+def coordinate_names(bodies) -> tuple[list[str], list[str]]:
+    """Variable names of the coordinates ``x_i, y_i, th_i`` and velocities ``vx_i, vy_i, om_i``
+    (``bodies``: a number of bars, a :class:`ModelData` or its bodies; a particle has no
+    ``th_i``/``om_i``)."""
+    q, qd = [], []
+    for i, n in enumerate(_coordinate_counts(bodies)):
+        q += [f"{c}{i}" for c in ("x", "y", "th")[:n]]
+        qd += [f"{c}{i}" for c in ("vx", "vy", "om")[:n]]
     return q, qd
+
+
+class CoordinateMap:
+    """From the elements' layout to the model's coordinates.
+
+    Elements write their rows in a layout of 3 coordinates per body (``q{3i+k}``,
+    ``v{3i+k}``, ``c{i}``/``s{i}`` for :math:`\\cos θ_i`/:math:`\\sin θ_i`; variables
+    ``x{i}, y{i}, th{i}``). With particles (2 coordinates, no angle) the model's layout differs:
+    this maps ``q{3i+k}`` to ``q{o_i+k}`` with :math:`o_i` the body's first coordinate, and for a
+    particle sets :math:`θ_i = 0` (its frame is the ground frame: :math:`\\cos θ_i = 1`,
+    :math:`\\sin θ_i = 0`, :math:`\\dot θ_i = 0`). An element that uses a particle's angle as
+    a coordinate (a torsional spring, an angle lock) is an error naming it. Without particles
+    the map is the identity (nothing is rewritten)."""
+
+    def __init__(self, data: ModelData) -> None:
+        self.offsets = data.offsets()
+        self.particles = {i for i, b in enumerate(data.bars) if not b.rotates}
+        self.identity = not self.particles
+        zero = hy.expression(0.0)
+        self.zero = {f"{c}{i}": zero for i in self.particles for c in ("th", "om")}
+
+    def index(self, j: int) -> int | None:
+        """Model coordinate of the element-layout coordinate ``j`` (None: a particle's
+        angle)."""
+        if self.identity:
+            return j
+        i, k = divmod(j, 3)
+        if i in self.particles and k == 2:
+            return None
+        return self.offsets[i] + k
+
+    def poly(self, p: mo.Poly, where: str = "") -> mo.Poly:
+        """A poly rewritten in the model's coordinates."""
+        if self.identity or not isinstance(p, dict):
+            return p
+        out: list[mo.Poly] = []
+        for atom, coef in p.items():
+            names, zero = [], False
+            for f in atom:
+                head, rest = f[0], f[1:]
+                if head in "qv" and rest.isdigit():
+                    j = self.index(int(rest))
+                    if j is None:
+                        raise ValueError(f"{where}: uses the angle of particle {int(rest) // 3}, "
+                                         "which has none (a particle has coordinates x, y "
+                                         "only); attach it to a bar or rigid body instead")
+                    names.append(f"{head}{j}")
+                elif head in "cs" and rest.isdigit() and int(rest) in self.particles:
+                    if head == "s":
+                        zero = True
+                        break
+                else:
+                    names.append(f)
+            if not zero:
+                out.append({tuple(sorted(names)): dict(coef)})
+        return mo.add(*out)
+
+    def term(self, t, where: str = ""):
+        """A term (poly or heyoka expression) in the model's coordinates."""
+        if self.identity:
+            return t
+        if is_expression(t):
+            return hy.subs(t, self.zero) if self.zero else t
+        return self.poly(t, where)
+
+    def terms(self, x, where: str = ""):
+        """:meth:`term` of a term, a list of terms, or None/{}."""
+        if self.identity or x is None:
+            return x
+        if isinstance(x, list):
+            return [self.term(t, where) for t in x]
+        return self.term(x, where)
+
+
+def joint_bodies(data: ModelData) -> dict:
+    """The two bodies ``(a, b)`` of every pin joint (by index: its first two bars) and of every
+    named two-body constraint (by name; ``a`` None for the ground), for
+    :meth:`Trajectory.joint_angle`."""
+    out: dict = {}
+    for kind, pos, el in data.items():
+        if kind.kind == "joint":
+            out[pos] = (el.bars[0], el.bars[1])
+        elif kind.named and hasattr(el, "body_b") and hasattr(el, "body_a"):
+            out[el.name] = (el.body_a, el.body_b)
+        elif kind.named and hasattr(el, "bar_b") and hasattr(el, "bar_a"):
+            out[el.name] = (el.bar_a, el.bar_b)
+    return out
 
 
 #: a sum given as terms, each a :data:`~quivira.model.monomials.Poly` or a heyoka expression
@@ -158,10 +267,11 @@ def collect(data: ModelData, index: dict[tuple, int], values: list[float] | None
     numbers instead of runtime parameters). Rows ``(kind, position, row)`` in ``excluded``
     (redundant ones) are left out."""
     n_bars = len(data.bars)
-    qd_vars = [hy.expression(n) for n in coordinate_names(n_bars)[1]]
+    cmap = CoordinateMap(data)
+    qd_vars = [hy.expression(n) for n in coordinate_names(data)[1]]
     hol: list = []
     vel: list = []
-    Q: list[Terms] = [[] for _ in range(3 * n_bars)]
+    Q: list[Terms] = [[] for _ in range(data.n_coordinates())]
     extra: dict = {"load_potential": [], "power_in": [], "dissipation": [], "elastic": {},
                    "load_power": {}, "load_forces": {}, "inputs": [], "ledger": False,
                    "events": []}
@@ -174,7 +284,10 @@ def collect(data: ModelData, index: dict[tuple, int], values: list[float] | None
                 flag = ctx.par("active")
                 shift = mo.add(mo.constant(1.0), mo.constant(-1.0, flag))
             mine = []
-            raw_rows = el.rows(ctx)
+            where = el.label_prefix(pos)
+            raw_rows = [r if cmap.identity else Row(cmap.term(r.value, where), r.label, r.bar,
+                                                    r.axis, r.velocity)
+                        for r in el.rows(ctx)]
             for r, row in enumerate(raw_rows):
                 if (kind.kind, pos, r) in excluded:
                     continue
@@ -189,6 +302,8 @@ def collect(data: ModelData, index: dict[tuple, int], values: list[float] | None
             extra["ledger"] |= getattr(kind, "dissipates", False)  # impacts lose energy
             for ev in el.events(ctx):
                 value = ev.value
+                if not isinstance(value, tuple):
+                    value = cmap.term(value, where)
                 if isinstance(value, tuple) and value[0] == "row":
                     value = raw_rows[value[1]].value
                 elif isinstance(value, tuple) and value[0] == "lambda":
@@ -199,26 +314,33 @@ def collect(data: ModelData, index: dict[tuple, int], values: list[float] | None
                                         "terminal": ev.terminal})
         elif issubclass(kind, Load):
             power: Terms = []
+            name = el.label_prefix(pos)
             for j, term in el.generalized_forces(ctx):
+                j = cmap.index(j)
+                if j is None:  # a torque on a particle: it has no angle to turn
+                    continue
+                term = cmap.term(term, name)
                 Q[j].append(term)
                 power.append(term * qd_vars[j] if is_expression(term)
                              else mo.mul(term, mo.monomial((f"v{j}",), 1.0)))
-            name = el.label_prefix(pos)
             extra["load_power"][name] = power
             forces = el.force_outputs(ctx)
             if forces:
-                extra["load_forces"][name] = [(label, _as_terms(t)) for label, t in forces]
-            V = _as_terms(el.potential(ctx))
+                extra["load_forces"][name] = [(label, cmap.terms(_as_terms(t), name))
+                                              for label, t in forces]
+            V = cmap.terms(_as_terms(el.potential(ctx)), name)
             extra["load_potential"] += V
             if kind.elastic:
                 extra["elastic"][name] = V
-            extra["power_in"] += _as_terms(el.power_in(ctx))
-            extra["dissipation"] += _as_terms(el.dissipation(ctx))
+            extra["power_in"] += cmap.terms(_as_terms(el.power_in(ctx)), name)
+            extra["dissipation"] += cmap.terms(_as_terms(el.dissipation(ctx)), name)
             extra["ledger"] |= kind.drives or kind.dissipates
             extra["inputs"] += [(ctx.par(nm), f"{kind.kind} {pos} · {nm}") for nm in kind.inputs]
         else:
             extra["events"] += [{"kind": kind, "position": pos, "role": ev.role,
-                                 "value": ev.value, "direction": ev.direction, "when": ev.when,
+                                 "value": ev.value if isinstance(ev.value, tuple)
+                                 else cmap.term(ev.value, el.label_prefix(pos)),
+                                 "direction": ev.direction, "when": ev.when,
                                  "flag": None, "terminal": ev.terminal} for ev in el.events(ctx)]
     entries = hol + vel
     column = {id(e[0]): k for k, e in enumerate(entries)}
@@ -239,13 +361,18 @@ def collect(data: ModelData, index: dict[tuple, int], values: list[float] | None
                 terms.append((col, axis, sign))
     kinetic, gravity = [], []
     mass_params, inv_mass_params, weight_params = [], [], []
-    for i in range(n_bars):
-        m, inertia = index[("bar", i, "mass")], index[("bar", i, "inertia")]
-        for j, mp in ((3 * i, m), (3 * i + 1, m), (3 * i + 2, inertia)):
+    for i, (b, o) in enumerate(zip(data.bars, data.offsets())):
+        m = index[("bar", i, "mass")]
+        pars = [(o, m), (o + 1, m)]
+        inv = [index[("bar", i, "inv_mass")]] * 2
+        if b.rotates:
+            pars.append((o + 2, index[("bar", i, "inertia")]))
+            inv.append(index[("bar", i, "inv_inertia")])
+        for j, mp in pars:
             kinetic.append(mo.monomial((f"v{j}", f"v{j}"), 0.5, mp))
-        gravity.append(mo.monomial((f"q{3 * i + 1}",), 1.0, index[("bar", i, "weight")]))
-        mass_params += [m, m, inertia]
-        inv_mass_params += [index[("bar", i, "inv_mass")]] * 2 + [index[("bar", i, "inv_inertia")]]
+        gravity.append(mo.monomial((f"q{o + 1}",), 1.0, index[("bar", i, "weight")]))
+        mass_params += [mp for _, mp in pars]
+        inv_mass_params += inv
         weight_params.append(index[("bar", i, "minus_weight")])
     return Collected(
         rows=[e[0] for e in entries], owners=[e[1] for e in entries],
@@ -279,10 +406,10 @@ class SymbolicModel:
     collected: Collected
 
 
-def variables(n_bars: int) -> tuple[list, list]:
-    """The heyoka variables ``q`` and ``qd`` of ``n_bars`` bars."""
-    q_names, qd_names = coordinate_names(n_bars)
-    if not n_bars:
+def variables(bodies) -> tuple[list, list]:
+    """The heyoka variables ``q`` and ``qd`` (``bodies`` as :func:`coordinate_names`)."""
+    q_names, qd_names = coordinate_names(bodies)
+    if not q_names:
         return [], []
     return list(hy.make_vars(*q_names)), list(hy.make_vars(*qd_names))
 
@@ -299,11 +426,13 @@ def build_symbolic(data: ModelData, *, use_pars: bool = True) -> SymbolicModel:
     values = [v for _, v in layout]
     col = collect(data, index, None if use_pars else values)
     n = len(data.bars)
-    q, qd = variables(n)
+    q, qd = variables(data)
     factors: dict[str, hy.expression] = {}
     for i in range(n):
-        factors[f"c{i}"], factors[f"s{i}"] = hy.cos(q[3 * i + 2]), hy.sin(q[3 * i + 2])
-    for j in range(3 * n):
+        j = data.theta_index(i)
+        if j is not None:
+            factors[f"c{i}"], factors[f"s{i}"] = hy.cos(q[j]), hy.sin(q[j])
+    for j in range(len(q)):
         factors[f"q{j}"], factors[f"v{j}"] = q[j], qd[j]
 
     def coefficient(pars: tuple, c: float):
@@ -343,9 +472,9 @@ def build_symbolic(data: ModelData, *, use_pars: bool = True) -> SymbolicModel:
     W_shift = {k: expr(s) for k, s in enumerate(col.shifts) if s is not None}
     Q = [expr(p) for p in col.Q]
     applied = list(Q)
-    for i in range(n):
+    for i, o in enumerate(data.offsets()):
         w = expr(mo.constant(1.0, col.weight_params[i]))
-        applied[3 * i + 1] = w if is_zero(Q[3 * i + 1]) else Q[3 * i + 1] + w
+        applied[o + 1] = w if is_zero(Q[o + 1]) else Q[o + 1] + w
     kinetic = expr(col.kinetic) if n else hy.expression(0.0)
     potential = expr([col.gravity, *col.load_potential]) if n else hy.expression(0.0)
     lagrangian = (hy.expression(kinetic) - expr(col.gravity)) if n else hy.expression(0.0)

@@ -48,7 +48,8 @@ class Trajectory:
     t : ndarray (n_points,)
         Output times (s for SI data).
     q, qd : ndarray (n_points, n)
-        Coordinates and velocities, per bar ``(x, y, θ)`` of its centre (m, rad; m/s, rad/s).
+        Coordinates and velocities, per bar or rigid body ``(x, y, θ)`` of its (mass) centre,
+        per particle ``(x, y)`` (m, rad; m/s, rad/s); see :attr:`coordinate_names`.
     coordinate_names, velocity_names : list of str
         Name of each coordinate (``x0, y0, th0, x1, ...``) and velocity (``vx0, vy0, om0,
         ...``).
@@ -112,6 +113,11 @@ class Trajectory:
     #: "unique": False, "rank": r}`` (the multipliers are then the minimum-norm solution)
     constraint_info: dict = field(default_factory=dict)
     #: computes {"lambda_mult", "qdd", "singularity"} on first access (a picklable object)
+    #: the model's bodies (copies: bars, particles, rigid bodies) and, per pin joint index and
+    #: per name of a two-body constraint, its bodies ``(a, b)`` (a None: ground), for the
+    #: kinematics helpers :meth:`point`, :meth:`joint_angle`, :meth:`distance`
+    bodies: list = field(default_factory=list, repr=False)
+    joint_bodies: dict = field(default_factory=dict, repr=False)
     dynamics_source: Callable[[], dict] | None = field(default=None, repr=False)
     _dyn: dict | None = field(default=None, init=False, repr=False)
     _reactions: list | None = field(default=None, init=False, repr=False)
@@ -161,7 +167,7 @@ class Trajectory:
         """Force (N) of every joint and support on every bar it touches."""
         if self._reactions is None:
             self._reactions = reactions_from_multipliers(self.lambda_mult, self.reaction_map,
-                                                         self.q)
+                                                         self.q, self.coordinate_names)
         return self._reactions
     @property
     def energy(self) -> np.ndarray:
@@ -392,19 +398,144 @@ class Trajectory:
                 raise ValueError(f"{output} is defined for coordinate constraints only")
             X = self.q if output == "Displacement" else self.qd
             bar0, bar1 = grp["markers"]
-            return _marker(X, bar1) - _marker(X, bar0)
+            names = self.coordinate_names
+            return _marker(X, bar1, names) - _marker(X, bar0, names)
         if output == "ConstraintEquation":
             if "terms" in grp:  # c = sum of sign * (marker^power) @ mat.T - offset
                 X = self.qd if grp["velocity_level"] else self.q
                 c = -np.asarray(grp["offset"])[None, :]
                 for bar, power, sign, mat in grp["terms"]:
-                    c = c + sign * (_marker(X, bar) ** power @ np.asarray(mat).T)
+                    c = c + sign * (_marker(X, bar, self.coordinate_names) ** power
+                                    @ np.asarray(mat).T)
                 return c
             if grp["velocity_level"]:
                 return self.velocity_residual[:, rows]
             return self.position_residual[:, rows]
         raise ValueError(f"output must be 'Displacement', 'Velocity', 'ConstraintEquation' or "
                          f"'Force', got {output!r}")
+
+    # --- kinematics (issue 21) ---
+    def _body_local(self, body: int | None, local_point) -> tuple[float, float]:
+        if body is None:
+            from .validation import check_point
+
+            return check_point(local_point, "ground point")
+        if not self.bodies:
+            raise ValueError("this trajectory does not know its bodies; give the point as a "
+                             "pair (u, v) in the body frame")
+        if not 0 <= int(body) < len(self.bodies):
+            raise IndexError(f"body {body} out of range (the trajectory has "
+                             f"{len(self.bodies)} bodies)")
+        return tuple(self.bodies[int(body)].local_point(local_point, f"body {body}: point"))
+
+    def point(self, body: int | None, local_point=(0.0, 0.0)) -> tuple[np.ndarray, ...]:
+        """Position, velocity and acceleration of a body point along the motion.
+
+        For the body-frame point :math:`r = (u, v)` of a body with mass centre :math:`(x, y)`
+        and angle :math:`θ`, with :math:`R(θ)r = (u\\cos θ - v\\sin θ,
+        u\\sin θ + v\\cos θ)` and :math:`r_\\perp = (-R_y, R_x)`:
+
+        .. math:: p = (x, y) + R(θ) r, \\quad \\dot p = (\\dot x, \\dot y) + \\dot θ\\,
+                  r_\\perp, \\quad \\ddot p = (\\ddot x, \\ddot y) + \\ddot θ\\,r_\\perp
+                  - \\dot θ^2 R(θ) r .
+
+        Parameters
+        ----------
+        body : int or None
+            The body (bar, particle or rigid body); None for a ground point.
+        local_point : float, pair or str, optional
+            A local coordinate ``s`` (the point ``(sL, 0)``), a body-frame pair ``(u, v)``
+            (m), or the name of an attachment point; default the mass centre. For the ground,
+            a position ``(x, y)``.
+
+        Returns
+        -------
+        position, velocity, acceleration : ndarray (n_points, 2)
+            In m, m/s and m/s² for SI data (global frame). Accelerations come from the
+            equations of motion at each output state (:attr:`qdd`).
+        """
+        u, v = self._body_local(body, local_point)
+        n = self.t.shape[0]
+        if body is None:
+            return np.tile([u, v], (n, 1)), np.zeros((n, 2)), np.zeros((n, 2))
+        ix, iy, ith = body_columns(self.coordinate_names, int(body))
+        q, qd = self.q, self.qd
+        qdd = self.qdd
+        if ith is None:
+            zeros = np.zeros(n)
+            th = om = al = zeros
+        else:
+            th, om, al = q[:, ith], qd[:, ith], qdd[:, ith]
+        c, s = np.cos(th), np.sin(th)
+        rx, ry = u * c - v * s, u * s + v * c
+        pos = np.column_stack([q[:, ix] + rx, q[:, iy] + ry])
+        vel = np.column_stack([qd[:, ix] - om * ry, qd[:, iy] + om * rx])
+        acc = np.column_stack([qdd[:, ix] - al * ry - om ** 2 * rx,
+                               qdd[:, iy] + al * rx - om ** 2 * ry])
+        return pos, vel, acc
+
+    def _joint_pair(self, joint) -> tuple[int | None, int]:
+        if joint not in self.joint_bodies:
+            raise KeyError(f"no joint {joint!r}; joints are pin joint indices and names of "
+                           f"two-body constraints: {sorted(map(str, self.joint_bodies))}")
+        return self.joint_bodies[joint]
+
+    def _angle_columns(self, body: int | None, X: np.ndarray) -> np.ndarray:
+        if body is None:
+            return np.zeros(X.shape[0])
+        ith = body_columns(self.coordinate_names, int(body))[2]
+        if ith is None:
+            raise ValueError(f"body {body} is a particle: it has no angle")
+        return X[:, ith]
+
+    def joint_angle(self, joint) -> np.ndarray:
+        """Relative angle :math:`θ_b - θ_a` (rad, not wrapped) of a joint's two bodies.
+
+        Parameters
+        ----------
+        joint : int or str
+            A pin joint index (its first two bars, ``a`` then ``b``), or the name of a
+            two-body constraint (weld, joint motor, disc rolling contact; ``a`` None is the
+            ground, angle 0).
+
+        Returns
+        -------
+        ndarray (n_points,)
+        """
+        a, b = self._joint_pair(joint)
+        return self._angle_columns(b, self.q) - self._angle_columns(a, self.q)
+
+    def joint_angular_velocity(self, joint) -> np.ndarray:
+        """Relative angular velocity :math:`\\dot θ_b - \\dot θ_a` (rad/s) of a joint's two
+        bodies (``joint`` as :meth:`joint_angle`)."""
+        a, b = self._joint_pair(joint)
+        return self._angle_columns(b, self.qd) - self._angle_columns(a, self.qd)
+
+    def distance(self, p, q) -> np.ndarray:
+        """Distance (m) between two points along the motion, :math:`|p_b(t) - p_a(t)|`.
+
+        Parameters
+        ----------
+        p, q : tuple
+            ``(body, local_point)`` as :meth:`point` (``(None, (x, y))`` for a ground point).
+
+        Returns
+        -------
+        ndarray (n_points,)
+        """
+        pa = self._point_position(*p)
+        pb = self._point_position(*q)
+        return np.hypot(pb[:, 0] - pa[:, 0], pb[:, 1] - pa[:, 1])
+
+    def _point_position(self, body: int | None, local_point=(0.0, 0.0)) -> np.ndarray:
+        u, v = self._body_local(body, local_point)
+        n = self.t.shape[0]
+        if body is None:
+            return np.tile([u, v], (n, 1))
+        ix, iy, ith = body_columns(self.coordinate_names, int(body))
+        th = np.zeros(n) if ith is None else self.q[:, ith]
+        c, s = np.cos(th), np.sin(th)
+        return np.column_stack([self.q[:, ix] + u * c - v * s, self.q[:, iy] + u * s + v * c])
 
     def joint_force(self, joint: int, bar: int) -> np.ndarray:
         """Force ``(n_points, 2)`` (N, global frame) that a joint exerts on one of its bars.
@@ -435,10 +566,26 @@ class Trajectory:
         raise KeyError(f"no reaction of {kind} {index}" + ("" if bar is None else f" on bar {bar}"))
 
 
-def _marker(X: np.ndarray, bar: int | None) -> np.ndarray:
+def body_columns(names: list[str] | None, body: int) -> tuple[int, int, int | None]:
+    """Columns of ``x``, ``y`` and ``θ`` (None for a particle) of a body in ``q``, from the
+    coordinate names (3 per body when the names are not known)."""
+    if not names:
+        return 3 * body, 3 * body + 1, 3 * body + 2
+    try:
+        ix = names.index(f"x{body}")
+    except ValueError:
+        raise IndexError(f"body {body} out of range (the trajectory has "
+                         f"{sum(n[0] == 'x' for n in names)} bodies)") from None
+    ith = ix + 2 if ix + 2 < len(names) and names[ix + 2] == f"th{body}" else None
+    return ix, ix + 1, ith
+
+
+def _marker(X: np.ndarray, bar: int | None, names: list[str] | None = None) -> np.ndarray:
     if bar is None:
         return np.zeros((X.shape[0], 3))
-    return X[:, 3 * bar:3 * bar + 3]
+    ix, iy, ith = body_columns(names, bar)
+    th = np.zeros(X.shape[0]) if ith is None else X[:, ith]
+    return np.column_stack([X[:, ix], X[:, iy], th])
 
 
 class SingularConfigurationError(RuntimeError):
@@ -505,7 +652,8 @@ class SimulationInterrupted(KeyboardInterrupt):
 
 
 def reactions_from_multipliers(lam: np.ndarray, reaction_map: list,
-                               q: np.ndarray | None = None) -> list[ReactionForce]:
+                               q: np.ndarray | None = None,
+                               names: list[str] | None = None) -> list[ReactionForce]:
     """Turn multiplier columns into :class:`ReactionForce` records (see
     :attr:`Trajectory.reaction_map`). A term's axis is 0 (x), 1 (y), or ``("normal", b)``: the
     normal :math:`(-\\sin θ_b, \\cos θ_b)` of bar ``b`` along the motion (needs ``q``)."""
@@ -514,7 +662,8 @@ def reactions_from_multipliers(lam: np.ndarray, reaction_map: list,
         force = np.zeros((lam.shape[0], 2))
         for col, axis, sign in terms:
             if isinstance(axis, (tuple, list)):
-                th = q[:, 3 * axis[1] + 2]
+                ith = body_columns(names, axis[1])[2]
+                th = np.zeros(q.shape[0]) if ith is None else q[:, ith]
                 force[:, 0] -= sign * lam[:, col] * np.sin(th)
                 force[:, 1] += sign * lam[:, col] * np.cos(th)
             else:

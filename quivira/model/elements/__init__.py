@@ -20,6 +20,11 @@ class                     module                 what it adds
 :class:`PinInSlot`        ``sliders``            a bar point kept on the line of another bar
 :class:`PrismaticJoint`   ``sliders``            a bar sliding along another, rotation locked
 :class:`GroundSlider`     ``sliders``            a bar point on a ground line at any angle
+:class:`Weld`             ``weld``               two bodies (or body and ground) welded
+:class:`Distance`         ``distance``           a massless link between two body points
+:class:`RollingOnLine`    ``rolling``            a disc rolling on a ground line
+:class:`RollingOnDisc`    ``rolling``            a disc rolling on/inside another disc
+:class:`JointMotor`       ``joint_motor``        a relative angle driven by a law of time
 :class:`Latch`            ``switching``          locks a hinge when it reaches an angle
 :class:`AngleStop`        ``switching``          a one-sided angle limit with restitution
 :class:`Contact`          ``switching``          a bar point above a ground line (floor, wall)
@@ -43,9 +48,12 @@ from __future__ import annotations
 from .actuators import ForceActuator, Parameter, TorqueActuator
 from .base import Constraint, Element, Load, LoadContext, Row, RowContext
 from .coordinate import CoordinateConstraint
+from .distance import Distance
+from .joint_motor import JointMotor
 from .knife_edge import KnifeEdge
 from .pin_joint import PinJoint
 from .point_load import PointLoad
+from .rolling import RollingOnDisc, RollingOnLine
 from .sliders import GroundSlider, PinInSlot, PrismaticJoint
 from .spring_damper import SpringDamper
 from .support import Support
@@ -53,6 +61,7 @@ from .switching import AngleStop, Contact, Latch
 from .torsional_spring import TorsionalSpring
 from .user import UserConstraint
 from .user_event import UserEvent
+from .weld import Weld
 
 #: the registered element kinds, in row / parameter / file order
 KINDS: tuple[type[Element], ...] = (
@@ -65,6 +74,11 @@ KINDS: tuple[type[Element], ...] = (
     PinInSlot,
     PrismaticJoint,
     GroundSlider,
+    Weld,
+    Distance,
+    RollingOnLine,
+    RollingOnDisc,
+    JointMotor,
     Latch,
     AngleStop,
     Contact,
@@ -87,11 +101,13 @@ __all__ = [
     "KINDS",
     "Constraint",
     "CoordinateConstraint",
+    "Distance",
     "Element",
     "AngleStop",
     "Contact",
     "ForceActuator",
     "GroundSlider",
+    "JointMotor",
     "Latch",
     "KnifeEdge",
     "Load",
@@ -101,6 +117,8 @@ __all__ = [
     "PinJoint",
     "PrismaticJoint",
     "PointLoad",
+    "RollingOnDisc",
+    "RollingOnLine",
     "Row",
     "RowContext",
     "SpringDamper",
@@ -109,4 +127,5 @@ __all__ = [
     "TorsionalSpring",
     "UserConstraint",
     "UserEvent",
+    "Weld",
 ]

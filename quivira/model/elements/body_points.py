@@ -1,0 +1,117 @@
+"""Points of bodies in their own frame, shared by the joints of issue 21 (weld, distance,
+rolling, joint motor).
+
+A point of body :math:`i` is given in the body frame by :math:`(u, v)` (m) relative to the
+mass centre; its position and velocity are
+
+.. math::
+    p = \\begin{pmatrix} x_i + u\\cos θ_i - v\\sin θ_i \\\\ y_i + u\\sin θ_i + v\\cos θ_i
+        \\end{pmatrix}, \\qquad
+    \\dot p = \\begin{pmatrix} \\dot x_i - (u\\sin θ_i + v\\cos θ_i)\\,\\dot θ_i \\\\
+              \\dot y_i + (u\\cos θ_i - v\\sin θ_i)\\,\\dot θ_i \\end{pmatrix}.
+
+``body`` None is the ground: :math:`(u, v)` are then ground coordinates and :math:`\\dot p = 0`.
+A point is referred to by a *point reference*: a number ``s`` (the point :math:`(sL, 0)` of the
+body's axis, as for bars), a pair ``(u, v)`` in metres, or the name of an attachment point of a
+rigid body. The reference is stored and resolved against the current bodies whenever the
+runtime parameters are computed, so a point follows edits of its body.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any
+
+from .. import monomials as mo
+from ..validation import check_point, check_real, optional_bar
+from .base import RowContext, shift_bar
+
+
+def point_poly(ctx: RowContext, body: int | None, u: int, v: int, axis: int,
+               sign: float = 1.0) -> mo.Poly:
+    """``sign`` times the x (``axis=0``) or y (``axis=1``) coordinate of a body point as a
+    poly, ``u``, ``v`` the indices of its parameters."""
+    if body is None:
+        return mo.constant(sign, u if axis == 0 else v)
+    c, s = ctx.cos(body), ctx.sin(body)
+    if axis == 0:
+        return mo.add(mo.monomial((ctx.q(3 * body),), sign), mo.monomial((c,), sign, u),
+                      mo.monomial((s,), -sign, v))
+    return mo.add(mo.monomial((ctx.q(3 * body + 1),), sign), mo.monomial((s,), sign, u),
+                  mo.monomial((c,), sign, v))
+
+
+def point_velocity_poly(ctx: RowContext, body: int | None, u: int, v: int, axis: int,
+                        sign: float = 1.0) -> mo.Poly:
+    """``sign`` times the x or y velocity of a body point as a poly (0 for ground)."""
+    if body is None:
+        return {}
+    c, s, om = ctx.cos(body), ctx.sin(body), ctx.v(3 * body + 2)
+    if axis == 0:
+        return mo.add(mo.monomial((ctx.v(3 * body),), sign), mo.monomial((s, om), -sign, u),
+                      mo.monomial((c, om), -sign, v))
+    return mo.add(mo.monomial((ctx.v(3 * body + 1),), sign), mo.monomial((c, om), sign, u),
+                  mo.monomial((s, om), -sign, v))
+
+
+def angle_poly(ctx: RowContext, body: int | None, sign: float = 1.0) -> mo.Poly:
+    """``sign`` times the angle of a body (0 for ground)."""
+    return {} if body is None else mo.monomial((ctx.q(3 * body + 2),), sign)
+
+
+def check_ref(ref: Any, what: str) -> Any:
+    """A point reference as stored (JSON-ready): a float ``s``, a list ``[u, v]`` or a
+    name."""
+    if isinstance(ref, str):
+        if not ref:
+            raise ValueError(f"{what}: a point name must not be empty")
+        return ref
+    if isinstance(ref, numbers.Real) and not isinstance(ref, bool):
+        return check_real(ref, what)
+    return list(check_point(ref, what))
+
+
+def resolve(bars: list, body: int | None, ref: Any, what: str) -> tuple[float, float]:
+    """Body-frame coordinates ``(u, v)`` of a reference (ground coordinates for ground)."""
+    if body is None:
+        if isinstance(ref, str) or isinstance(ref, numbers.Real):
+            raise ValueError(f"{what}: a ground point is a pair (x, y), got {ref!r}")
+        return check_point(ref, what)
+    return tuple(bars[body].local_point(ref, what))
+
+
+def world(bars: list, body: int | None, uv: tuple[float, float]) -> tuple[float, float]:
+    """Initial position of a resolved point."""
+    if body is None:
+        return uv
+    if bars[body].pose is None:
+        raise ValueError(f"body {body} has no initial pose yet; set it first")
+    return bars[body].world(*uv)
+
+
+def body_of(value: Any, bars: list, what: str, *, rotating: bool = False,
+            ground: bool = True) -> int | None:
+    """A body index (None for ground when allowed); ``rotating``: not a particle."""
+    if value is None and not ground:
+        raise TypeError(f"{what} must be a body index (ground is not allowed here)")
+    i = optional_bar(value, len(bars), what)
+    if rotating and i is not None and not bars[i].rotates:
+        raise ValueError(f"{what}: body {i} is a particle, which has no angle; use a bar or a "
+                         "rigid body here")
+    return i
+
+
+def shifted(body: int | None, removed: int) -> int | None:
+    """A body index after ``removed`` is deleted (None stays None)."""
+    return None if body is None else shift_bar(body, removed)
+
+
+def ref_text(body: int | None, ref: Any) -> str:
+    """A point for the model summary."""
+    if body is None:
+        return f"ground ({ref[0]:.4g}, {ref[1]:.4g})"
+    if isinstance(ref, str):
+        return f"body {body} point {ref!r}"
+    if isinstance(ref, numbers.Real):
+        return f"body {body} at s = {ref:g}"
+    return f"body {body} at ({ref[0]:.4g}, {ref[1]:.4g})"

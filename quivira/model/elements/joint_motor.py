@@ -1,0 +1,101 @@
+"""Joint motor: the relative angle of two bodies driven by a law of time.
+
+For bodies a (None: ground, :math:`θ_a = 0`) and b, typically the first two bars of a pin
+joint, and an angle law :math:`φ(t)` (a heyoka expression of ``hy.time`` and the model's
+named parameters, ``model.parameter(name)``), the rheonomic row is
+
+.. math:: F(q, t) = θ_b - θ_a - φ(t) = 0 .
+
+Its Jacobian and :math:`\\dot J\\dot q` carry the :math:`\\partial/\\partial t` terms
+(:mod:`quivira.constraint_rows`): :math:`\\ddot F = \\ddot θ_b - \\ddot θ_a - \\ddot φ(t)`.
+The multiplier is the **motor torque** on body b (N·m; its opposite acts on body a). Named
+parameters in the law are runtime parameters: ``set_parameter`` re-simulates without
+compiling.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import heyoka as hy
+
+from ...expression_codec import decode_expression, encode_expression
+from ..validation import bar_index, check_name, field, optional_bar
+from .actuators import check_law, parameter_variable
+from .base import Constraint, LoadContext, Row, RowContext
+from .body_points import body_of, shifted
+
+
+@dataclass
+class JointMotor(Constraint):
+    """θ_b − θ_a = law(t) for bodies ``body_a`` (None: ground) and ``body_b``."""
+
+    body_a: int | None
+    body_b: int
+    law: Any
+    name: str
+
+    kind = "motor"
+    collection = "joint_motors"
+    title = "joint motor"
+    named = True
+    has_name = True
+
+    @classmethod
+    def create(cls, body_a: Any, body_b: Any, law: Any, name: str, bars: list,
+               parameters: list[str]) -> JointMotor:
+        """A validated motor; the law may use ``hy.time`` and named parameters only."""
+        a = body_of(body_a, bars, f"{name}: body_a", rotating=True)
+        b = body_of(body_b, bars, f"{name}: body_b", rotating=True, ground=False)
+        if a == b:
+            raise ValueError(f"{name}: body_a and body_b are the same body ({b})")
+        return cls(a, b, check_law(law, 0, parameters, f"{name}: angle_law"), name)
+
+    def bars_used(self) -> tuple[int, ...]:
+        return tuple(i for i in (self.body_a, self.body_b) if i is not None)
+
+    def topology(self) -> tuple:
+        return (self.name, self.body_a, self.body_b, str(self.law))
+
+    def reindexed(self, removed_bar: int) -> JointMotor | None:
+        if removed_bar in self.bars_used():
+            return None
+        c = self.copy()
+        c.body_a, c.body_b = shifted(self.body_a, removed_bar), shifted(self.body_b, removed_bar)
+        return c
+
+    def describe(self, position: int) -> str:
+        a = "the ground" if self.body_a is None else f"body {self.body_a}"
+        text = str(self.law)
+        text = text if len(text) <= 60 else text[:57] + "..."
+        return (f"constraint {self.name!r}: joint motor, angle of body {self.body_b} relative "
+                f"to {a} = {text}")
+
+    def rows(self, ctx: RowContext) -> list[Row]:
+        subs = ctx.user_parameters()
+        law = hy.subs(self.law, subs) if subs else self.law
+        F = hy.expression(f"th{self.body_b}") - law
+        if self.body_a is not None:
+            F = F - hy.expression(f"th{self.body_a}")
+        return [Row(F, f"{self.name} · torque", self.body_b, "torque")]
+
+    def to_dict(self) -> dict:
+        return {"name": self.name, "body_a": self.body_a, "body_b": self.body_b,
+                "law": encode_expression(self.law), "law_text": str(self.law)}
+
+    @classmethod
+    def from_dict(cls, d: Any, where: str, ctx: LoadContext) -> JointMotor:
+        a = optional_bar(field(d, "body_a", where), ctx.n_bars, f"{where}.body_a")
+        b = bar_index(field(d, "body_b", where), ctx.n_bars, f"{where}.body_b")
+        if a == b:
+            raise ValueError(f"{where}: body_a and body_b are the same body ({b})")
+        allowed = {parameter_variable(n) for n in ctx.parameters}
+        law = decode_expression(field(d, "law", where), allowed_variables=allowed,
+                                where=f"{where}.law")
+        return cls(a, b, law, check_name(field(d, "name", where), ctx.names, f"{where}.name"))
+
+    def check_bodies(self, bars: list, where: str) -> None:
+        """After loading: both bodies rotate."""
+        body_of(self.body_a, bars, f"{where}.body_a", rotating=True)
+        body_of(self.body_b, bars, f"{where}.body_b", rotating=True)

@@ -1,0 +1,343 @@
+"""Rolling without slipping of a disc: on a ground line, and on (or inside) another disc.
+
+:class:`RollingOnLine` — a disc of radius :math:`R` whose centre is the body point
+:math:`c` rolls on the ground line through :math:`P` with direction
+:math:`t = (\\cos α, \\sin α)` and normal :math:`n = (-\\sin α, \\cos α)` (the disc lies on the
+side of :math:`+n`). Holonomic rows:
+
+.. math:: n\\cdot(c - P) - R = 0, \\qquad t\\cdot c + R\\,θ - k = 0,
+
+the second the integrated no-slip condition :math:`t\\cdot\\dot c = -R\\dot θ`
+(:math:`x + Rθ = \\text{const}` on level ground), with :math:`k = t\\cdot c_0 + Rθ_0` from the
+initial pose. The multipliers are the **normal force** (along :math:`n`) and the **friction
+force** (along :math:`t`) of the ground on the disc at the contact point :math:`c - Rn` (N).
+
+:class:`RollingOnDisc` — disc b (radius :math:`R_b`, centre :math:`c_b`) rolls on the outside
+of disc a (radius :math:`R_a`, centre :math:`c_a`), or inside it (``inside=True``, a ring);
+disc a may be the ground (a fixed circle). With :math:`d = c_b - c_a` and
+:math:`D = R_a + R_b` (outside) or :math:`R_a - R_b` (inside), the rows are
+
+.. math:: \\pm\\frac{d\\cdot d - D^2}{2D} = 0 \\ (\\text{+ outside}), \\qquad
+          g = \\frac{d \\times \\dot d}{D} - R_a\\dot θ_a \\mp R_b\\dot θ_b = 0,
+
+the second at velocity level: the velocities of the two material points at the contact agree
+(:math:`d\\times\\dot d/D = D\\dot φ` with :math:`φ` the direction of :math:`d`, exact on the
+first row). Its integral, :math:`Dφ - R_aθ_a \\mp R_bθ_b`, would need :math:`φ =
+\\operatorname{atan2}(d_y, d_x)` with its jump at ±π; the velocity form is smooth everywhere.
+The multipliers are the **normal force** on disc b (pushing it away from a's centre when
+outside, toward it when inside) and the **friction force** on disc b along
+:math:`e_\\perp = (-d_y, d_x)/D` (N); disc a gets the opposite forces.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from .. import monomials as mo
+from ..validation import (
+    bar_index,
+    check_flag,
+    check_name,
+    check_point,
+    check_positive,
+    check_real,
+    field,
+    optional_bar,
+)
+from .base import Constraint, LoadContext, Row, RowContext
+from .body_points import (
+    body_of,
+    check_ref,
+    point_poly,
+    point_velocity_poly,
+    ref_text,
+    resolve,
+    shifted,
+    world,
+)
+
+
+def _radius(bars: list, body: int, radius: Any, what: str) -> float | None:
+    """The given radius, or None to use the disc shape of the body (checked)."""
+    if radius is not None:
+        return check_positive(radius, what)
+    if getattr(bars[body], "radius", None) is None:
+        raise ValueError(f"{what}: body {body} is not a disc; give the radius (m) or create the "
+                         "body with shape={'kind': 'disc', 'radius': R}")
+    return None
+
+
+def _current_radius(bars: list, body: int | None, radius: float | None) -> float:
+    return radius if radius is not None else bars[body].radius
+
+
+@dataclass
+class RollingOnLine(Constraint):
+    """Disc ``body`` (centre at its point ``centre``, radius ``radius`` or its disc shape's)
+    rolls without slipping on the ground line through ``point`` at ``angle``."""
+
+    body: int
+    centre: Any
+    radius: float | None
+    point: tuple[float, float]
+    angle: float
+    name: str
+
+    kind = "rolling"
+    collection = "rolling_contacts"
+    title = "rolling contact"
+    named = True
+    has_name = True
+
+    @classmethod
+    def create(cls, body: Any, angle: Any, point: Any, radius: Any, centre: Any, name: str,
+               bars: list) -> RollingOnLine:
+        """A validated contact; ``point`` None puts the line tangent to the disc in its initial
+        pose."""
+        i = body_of(body, bars, f"{name}: body", rotating=True, ground=False)
+        R = _radius(bars, i, radius, f"{name}: radius")
+        c = check_ref(centre, f"{name}: centre")
+        uv = resolve(bars, i, c, f"{name}: centre")
+        al = check_real(angle, f"{name}: angle")
+        if bars[i].pose is None:
+            raise ValueError(f"{name}: body {i} has no initial pose yet; set it first")
+        if point is None:
+            cx, cy = world(bars, i, uv)
+            r = _current_radius(bars, i, R)
+            point = (cx + r * math.sin(al), cy - r * math.cos(al))
+        return cls(i, c, R, check_point(point, f"{name}: point"), al, name)
+
+    def bars_used(self) -> tuple[int, ...]:
+        return (self.body,)
+
+    def parameters(self, bars: list) -> list[tuple[tuple, float]]:
+        u, v = resolve(bars, self.body, self.centre, f"{self.name}: centre")
+        R = _current_radius(bars, self.body, self.radius)
+        tx, ty = math.cos(self.angle), math.sin(self.angle)
+        nx, ny = -ty, tx
+        b = bars[self.body]
+        if b.pose is None:
+            k = 0.0
+        else:
+            cx, cy = b.world(u, v)
+            k = tx * cx + ty * cy + R * b.pose[2]
+        return [(("u",), u), (("v",), v), (("R",), R), (("tx",), tx), (("ty",), ty),
+                (("nx",), nx), (("ny",), ny),
+                (("d",), nx * self.point[0] + ny * self.point[1] + R), (("k",), k)]
+
+    def parameter_symbols(self, position: int, bars: list) -> dict:
+        r = f"R{position}"
+        return {("u",): [(f"u_{{{r}}}", 1)], ("v",): [(f"v_{{{r}}}", 1)],
+                ("R",): [(f"R_{{{r}}}", 1)], ("tx",): [(f"t_{{x,{r}}}", 1)],
+                ("ty",): [(f"t_{{y,{r}}}", 1)], ("nx",): [(f"n_{{x,{r}}}", 1)],
+                ("ny",): [(f"n_{{y,{r}}}", 1)], ("d",): [(f"d_{{{r}}}", 1)],
+                ("k",): [(f"k_{{{r}}}", 1)]}
+
+    def topology(self) -> tuple:
+        return (self.name, self.body, self.angle)  # the reactions' directions depend on it
+
+    def reindexed(self, removed_bar: int) -> RollingOnLine | None:
+        if removed_bar == self.body:
+            return None
+        c = self.copy()
+        c.body = shifted(self.body, removed_bar)
+        return c
+
+    def describe(self, position: int) -> str:
+        r = "its disc radius" if self.radius is None else f"radius {self.radius:g}"
+        return (f"constraint {self.name!r}: {ref_text(self.body, self.centre)} ({r}) rolls on "
+                f"the ground line through ({self.point[0]:.4g}, {self.point[1]:.4g}) at "
+                f"{self.angle:.4g} rad")
+
+    def rows(self, ctx: RowContext) -> list[Row]:
+        i, u, v = self.body, ctx.par("u"), ctx.par("v")
+        cx, cy = point_poly(ctx, i, u, v, 0), point_poly(ctx, i, u, v, 1)
+        normal = mo.add(mo.mul(cx, mo.constant(1.0, ctx.par("nx"))),
+                        mo.mul(cy, mo.constant(1.0, ctx.par("ny"))),
+                        mo.constant(-1.0, ctx.par("d")))
+        roll = mo.add(mo.mul(cx, mo.constant(1.0, ctx.par("tx"))),
+                      mo.mul(cy, mo.constant(1.0, ctx.par("ty"))),
+                      mo.monomial((ctx.q(3 * i + 2),), 1.0, ctx.par("R")),
+                      mo.constant(-1.0, ctx.par("k")))
+        return [Row(normal, f"{self.name} · normal", i, "normal"),
+                Row(roll, f"{self.name} · friction", i, "friction")]
+
+    def reaction_terms(self, position: int, rows: list[tuple[int, Row]]) -> list:
+        tx, ty = math.cos(self.angle), math.sin(self.angle)
+        out = []
+        for col, row in rows:
+            dx, dy = (-ty, tx) if row.axis == "normal" else (tx, ty)
+            out += [((self.kind, position, self.body), col, 0, dx),
+                    ((self.kind, position, self.body), col, 1, dy)]
+        return out
+
+    def to_dict(self) -> dict:
+        return {"name": self.name, "body": self.body, "centre": self.centre,
+                "radius": self.radius, "point": list(self.point), "angle": self.angle}
+
+    @classmethod
+    def from_dict(cls, d: Any, where: str, ctx: LoadContext) -> RollingOnLine:
+        radius = field(d, "radius", where)
+        return cls(bar_index(field(d, "body", where), ctx.n_bars, f"{where}.body"),
+                   check_ref(field(d, "centre", where), f"{where}.centre"),
+                   None if radius is None else check_positive(radius, f"{where}.radius"),
+                   check_point(field(d, "point", where), f"{where}.point"),
+                   check_real(field(d, "angle", where), f"{where}.angle"),
+                   check_name(field(d, "name", where), ctx.names, f"{where}.name"))
+
+    def check_bodies(self, bars: list, where: str) -> None:
+        """After loading: a rotating body, a known centre point, a radius."""
+        body_of(self.body, bars, f"{where}.body", rotating=True)
+        resolve(bars, self.body, self.centre, f"{where}.centre")
+        if self.radius is None:
+            _radius(bars, self.body, None, f"{where}.radius")
+
+
+@dataclass
+class RollingOnDisc(Constraint):
+    """Disc ``body_b`` rolls without slipping on disc ``body_a`` (None: a fixed ground circle
+    centred at ``centre_a``), outside it or, with ``inside``, inside it."""
+
+    body_a: int | None
+    centre_a: Any
+    radius_a: float | None
+    body_b: int
+    centre_b: Any
+    radius_b: float | None
+    inside: bool
+    name: str
+
+    kind = "disc_rolling"
+    collection = "disc_rolling_contacts"
+    title = "disc rolling contact"
+    named = True
+    has_name = True
+
+    @classmethod
+    def create(cls, body_a: Any, body_b: Any, radius_a: Any, radius_b: Any, inside: Any,
+               centre_a: Any, centre_b: Any, name: str, bars: list) -> RollingOnDisc:
+        """A validated contact (see :meth:`bar_joint_model.add_rolling_on_disc`)."""
+        a = body_of(body_a, bars, f"{name}: body_a", rotating=True)
+        b = body_of(body_b, bars, f"{name}: body_b", rotating=True, ground=False)
+        if a == b:
+            raise ValueError(f"{name}: body_a and body_b are the same body ({b})")
+        ins = check_flag(inside, f"{name}: inside")
+        if a is None:
+            if radius_a is None:
+                raise ValueError(f"{name}: give radius_a, the radius of the ground circle (m)")
+            if centre_a is None:
+                raise ValueError(f"{name}: give centre_a, the ground circle's centre (x, y)")
+            Ra = check_positive(radius_a, f"{name}: radius_a")
+        else:
+            Ra = _radius(bars, a, radius_a, f"{name}: radius_a")
+        Rb = _radius(bars, b, radius_b, f"{name}: radius_b")
+        ca = check_ref((0.0, 0.0) if centre_a is None else centre_a, f"{name}: centre_a")
+        cb = check_ref((0.0, 0.0) if centre_b is None else centre_b, f"{name}: centre_b")
+        el = cls(a, ca, Ra, b, cb, Rb, ins, name)
+        el.check_bodies(bars, name)
+        return el
+
+    def bars_used(self) -> tuple[int, ...]:
+        return tuple(i for i in (self.body_a, self.body_b) if i is not None)
+
+    def radii(self, bars: list) -> tuple[float, float]:
+        """The current radii ``(R_a, R_b)`` (m)."""
+        return (_current_radius(bars, self.body_a, self.radius_a),
+                _current_radius(bars, self.body_b, self.radius_b))
+
+    def parameters(self, bars: list) -> list[tuple[tuple, float]]:
+        ua, va = resolve(bars, self.body_a, self.centre_a, f"{self.name}: centre_a")
+        ub, vb = resolve(bars, self.body_b, self.centre_b, f"{self.name}: centre_b")
+        Ra, Rb = self.radii(bars)
+        D = Ra - Rb if self.inside else Ra + Rb
+        if D <= 0.0:
+            raise ValueError(f"{self.name}: disc b (radius {Rb:g}) must be smaller than the "
+                             f"ring it rolls inside (radius {Ra:g})")
+        sign = -1.0 if self.inside else 1.0
+        return [(("ua",), ua), (("va",), va), (("ub",), ub), (("vb",), vb),
+                (("sign_inv_2D",), sign * 0.5 / D), (("sign_half_D",), sign * 0.5 * D),
+                (("inv_D",), 1.0 / D), (("Ra",), Ra), (("Rb_signed",), sign * Rb)]
+
+    def parameter_symbols(self, position: int, bars: list) -> dict:
+        r = f"C{position}"
+        return {("ua",): [(f"u_{{a,{r}}}", 1)], ("va",): [(f"v_{{a,{r}}}", 1)],
+                ("ub",): [(f"u_{{b,{r}}}", 1)], ("vb",): [(f"v_{{b,{r}}}", 1)],
+                ("sign_inv_2D",): [(f"2D_{{{r}}}", -1)], ("sign_half_D",): [(f"D_{{{r}}}/2", 1)],
+                ("inv_D",): [(f"D_{{{r}}}", -1)], ("Ra",): [(f"R_{{a,{r}}}", 1)],
+                ("Rb_signed",): [(f"R_{{b,{r}}}", 1)]}
+
+    def topology(self) -> tuple:
+        return (self.name, self.body_a, self.body_b, self.inside)
+
+    def reindexed(self, removed_bar: int) -> RollingOnDisc | None:
+        if removed_bar in self.bars_used():
+            return None
+        c = self.copy()
+        c.body_a, c.body_b = shifted(self.body_a, removed_bar), shifted(self.body_b, removed_bar)
+        return c
+
+    def describe(self, position: int) -> str:
+        where = "inside" if self.inside else "on"
+        a = (f"the ground circle at ({self.centre_a[0]:.4g}, {self.centre_a[1]:.4g})"
+             if self.body_a is None else f"disc {ref_text(self.body_a, self.centre_a)}")
+        return (f"constraint {self.name!r}: disc {ref_text(self.body_b, self.centre_b)} rolls "
+                f"{where} {a}")
+
+    def rows(self, ctx: RowContext) -> list[Row]:
+        a, b = self.body_a, self.body_b
+        ua, va, ub, vb = (ctx.par(k) for k in ("ua", "va", "ub", "vb"))
+        d = [mo.add(point_poly(ctx, b, ub, vb, ax), point_poly(ctx, a, ua, va, ax, -1.0))
+             for ax in (0, 1)]
+        dd = [mo.add(point_velocity_poly(ctx, b, ub, vb, ax),
+                     point_velocity_poly(ctx, a, ua, va, ax, -1.0)) for ax in (0, 1)]
+        normal = mo.add(mo.mul(mo.add(mo.mul(d[0], d[0]), mo.mul(d[1], d[1])),
+                               mo.constant(1.0, ctx.par("sign_inv_2D"))),
+                        mo.constant(-1.0, ctx.par("sign_half_D")))
+        cross = mo.add(mo.mul(d[0], dd[1]), mo.scale(mo.mul(d[1], dd[0]), -1.0))
+        terms = [mo.mul(cross, mo.constant(1.0, ctx.par("inv_D"))),
+                 mo.monomial((ctx.v(3 * b + 2),), -1.0, ctx.par("Rb_signed"))]
+        if a is not None:
+            terms.append(mo.monomial((ctx.v(3 * a + 2),), -1.0, ctx.par("Ra")))
+        roll = mo.add(*terms)
+        return [Row(normal, f"{self.name} · normal", b, "normal"),
+                Row(roll, f"{self.name} · friction", b, "friction", velocity=True)]
+
+    def group(self) -> dict:
+        return {"velocity_level": False}
+
+    def to_dict(self) -> dict:
+        return {"name": self.name, "body_a": self.body_a, "centre_a": self.centre_a,
+                "radius_a": self.radius_a, "body_b": self.body_b, "centre_b": self.centre_b,
+                "radius_b": self.radius_b, "inside": self.inside}
+
+    @classmethod
+    def from_dict(cls, d: Any, where: str, ctx: LoadContext) -> RollingOnDisc:
+        a = optional_bar(field(d, "body_a", where), ctx.n_bars, f"{where}.body_a")
+        b = bar_index(field(d, "body_b", where), ctx.n_bars, f"{where}.body_b")
+        if a == b:
+            raise ValueError(f"{where}: body_a and body_b are the same body ({b})")
+        ra, rb = field(d, "radius_a", where), field(d, "radius_b", where)
+        return cls(a, check_ref(field(d, "centre_a", where), f"{where}.centre_a"),
+                   None if ra is None else check_positive(ra, f"{where}.radius_a"), b,
+                   check_ref(field(d, "centre_b", where), f"{where}.centre_b"),
+                   None if rb is None else check_positive(rb, f"{where}.radius_b"),
+                   check_flag(field(d, "inside", where), f"{where}.inside"),
+                   check_name(field(d, "name", where), ctx.names, f"{where}.name"))
+
+    def check_bodies(self, bars: list, where: str) -> None:
+        """Rotating bodies, known centres, radii, and a positive centre distance."""
+        for i, r, nm in ((self.body_a, self.radius_a, "a"), (self.body_b, self.radius_b, "b")):
+            body_of(i, bars, f"{where}: body_{nm}", rotating=True)
+            if i is not None and r is None:
+                _radius(bars, i, None, f"{where}: radius_{nm}")
+        if self.body_a is None and (self.radius_a is None or isinstance(self.centre_a, str)
+                                    or not isinstance(self.centre_a, list)):
+            raise ValueError(f"{where}: a ground circle needs radius_a and centre_a (x, y)")
+        resolve(bars, self.body_a, self.centre_a, f"{where}: centre_a")
+        resolve(bars, self.body_b, self.centre_b, f"{where}: centre_b")
+        Ra, Rb = self.radii(bars)
+        if self.inside and Ra <= Rb:
+            raise ValueError(f"{where}: disc b (radius {Rb:g}) must be smaller than the ring "
+                             f"it rolls inside (radius {Ra:g})")
