@@ -164,6 +164,26 @@ def lagrange_forms(lagrangian: hy.expression, F: Sequence, q: Sequence, qd: Sequ
         unknown ``solver`` name (as :func:`quivira.lagrange_eom`).
     ZeroDivisionError
         If ``M`` is singular in structure or ``W`` meets a structurally zero pivot.
+
+    Examples
+    --------
+    The pendulum of :func:`quivira.lagrange_eom` (a mass of 1 kg on a 1 m rod): two
+    coordinates and one row give ``mass_matrix`` :math:`[M, -J^T]` of shape (2, 3) and the
+    augmented ``mass_matrix_full`` of shape (5, 5); ``rhs()`` is
+    :math:`(\\dot x, \\dot y, \\ddot x, \\ddot y, \\lambda)`:
+
+    >>> import heyoka as hy
+    >>> import numpy as np
+    >>> import quivira
+    >>> x, y, vx, vy = hy.make_vars("x", "y", "vx", "vy")
+    >>> L = 0.5 * (vx**2 + vy**2) - 9.81 * y
+    >>> forms = quivira.lagrange_forms(L, [x**2 + y**2 - 1.0], [x, y], [vx, vy])
+    >>> forms.mass_matrix.shape, forms.mass_matrix_full.shape
+    ((2, 3), (5, 5))
+    >>> rhs = hy.cfunc(list(forms.rhs()), vars=[x, y, vx, vy])
+    >>> state = np.array([0.6, -0.8, 1.6, 1.2])  # on the circle, moving along it at 2 m/s
+    >>> [round(float(v), 10) for v in rhs(state)]  # lambda = (g y - v^2) / 2
+    [1.6, 1.2, -7.1088, -0.3316, -5.924]
     """
     return LagrangeForms(assemble_eom(lagrangian, F, q, qd, Q_nc,
                                       velocity_constraints=velocity_constraints, solver=solver))

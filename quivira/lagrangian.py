@@ -705,6 +705,29 @@ def lagrange_eom(
     ``F`` may depend on time (``hy.time``, rheonomic constraints such as a driven crank
     :math:`θ - ωt = 0`); the acceleration equation then includes
     :math:`2\\,\\partial J/\\partial t\\,\\dot q + \\partial^2 F/\\partial t^2`.
+
+    Examples
+    --------
+    A point mass :math:`m` on a rod of length :math:`l` (lesson 1 of the course), in Cartesian
+    coordinates with :math:`F = x^2 + y^2 - l^2`. Its multiplier is
+    :math:`\\lambda = m(gy - v^2)/(2l^2)`, so the rod tension is :math:`T = -2l\\lambda`:
+
+    >>> import heyoka as hy
+    >>> import numpy as np
+    >>> import quivira
+    >>> x, y, vx, vy = hy.make_vars("x", "y", "vx", "vy")
+    >>> m, g, l = 1.0, 9.81, 1.0
+    >>> L = 0.5 * m * (vx**2 + vy**2) - m * g * y
+    >>> sys, lam = quivira.lagrange_eom(L, [x**2 + y**2 - l**2], [x, y], [vx, vy],
+    ...                                 return_multipliers=True)
+    >>> [str(var) for var, _ in sys]
+    ['x', 'y', 'vx', 'vy']
+    >>> f = hy.cfunc([lam[0], sys[3][1]], vars=[x, y, vx, vy])
+    >>> lam_val, ydd = f(np.array([0.0, -1.0, 2.0, 0.0]))  # at the bottom, at 2 m/s
+    >>> round(float(-2 * l * lam_val), 10)  # T = m g + m v^2 / l
+    13.81
+    >>> round(float(ydd), 10)  # the centripetal acceleration v^2 / l, upwards
+    4.0
     """
     parts = assemble_eom(lagrangian, F, q, qd, Q_nc, velocity_constraints=velocity_constraints,
                          solver=solver)

@@ -151,6 +151,7 @@ def test_interrupt_stops_every_configuration_quickly():
     runs = [(free, {}), (chain(1), {"singular_threshold": 0.0}), (four_bar(), {}),
             (chain(2), {"projection": True})]
     for model, kw in runs:
+        model.simulate(0.01, n_points=2, **kw)  # compile first: the signal must land in a run
         timer = threading.Timer(0.4, lambda: signal.raise_signal(signal.SIGINT))
         t0 = time.perf_counter()
         timer.start()

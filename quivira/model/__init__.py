@@ -8,8 +8,11 @@ Layout: :mod:`.core` (the model class, a façade), :mod:`.editing` (data, edits,
 """
 
 from .core import BarJointModel, bar_joint_model
+from .internal_forces import InternalForces
+from .kinematics import CouplerCurve, KinematicSweep, Mobility, SweepWarning
 from .results import AssemblyReport, ConstraintCheck, Sparsity, StateMatrices
 from .simulator import ConstraintWarning
+from .statics import EquilibriumError, EquilibriumPath, EquilibriumResult
 from .trajectory import (
     BudgetExceededError,
     ReactionForce,
@@ -24,11 +27,19 @@ __all__ = [
     "BudgetExceededError",
     "ConstraintCheck",
     "ConstraintWarning",
+    "CouplerCurve",
+    "EquilibriumError",
+    "EquilibriumPath",
+    "EquilibriumResult",
+    "InternalForces",
+    "KinematicSweep",
+    "Mobility",
     "ReactionForce",
     "SimulationInterrupted",
     "SingularConfigurationError",
     "Sparsity",
     "StateMatrices",
+    "SweepWarning",
     "Trajectory",
     "bar_joint_model",
 ]

@@ -2024,4 +2024,328 @@ class bar_joint_model:  # noqa: N801 - API name
         return self._data.of(JointMotor)[k].name
 
 
+    # --- statics, kinematics and internal forces (issue 15) ---
+    def _statics_problem(self, t: Any = 0.0):
+        from .statics import StaticsProblem
+
+        t = check_real(t, "t")
+        data = self._data
+        cs = self._simulator.compiled(data)
+        return StaticsProblem(data, cs, Simulator.active_rows(data, cs), t)
+
+    def _pose(self, q: Any, what: str) -> np.ndarray:
+        from .statics import _check_q
+
+        if q is None:
+            return initial_state(self._data, what)[: self.n_coordinates]
+        return _check_q(q, self.n_coordinates, what)
+
+    def _axial_forces(self, prob, q: np.ndarray, lam: np.ndarray) -> np.ndarray:
+        """N at the centre of every bar (0 for other bodies) at rest at ``q``."""
+        from .internal_forces import internal_forces
+
+        z = np.zeros((1, q.shape[0]))
+        res = internal_forces(prob.data, prob.cs, prob.pars, np.array([prob.t]), q[None, :], z,
+                              z, lam[None, :], np.array([0.0]))
+        out = np.zeros(len(self._data.bars))
+        out[res.bars] = res.N[0, :, 0]
+        return out
+
+    def equilibrium(self, q_guess: Sequence[float] | None = None, *, t: float = 0.0,
+                    tol: float = 1e-10, max_iter: int = 50):
+        """Static equilibrium near ``q_guess``: Newton on the KKT system
+        :math:`f(q) + J^T\\lambda = 0`, :math:`F(q) = 0` (see :mod:`quivira.model.statics`).
+
+        Parameters
+        ----------
+        q_guess : sequence of float, optional
+            Starting pose (default: the initial pose); a whole state ``[q, qd]`` is accepted.
+        t : float
+            Time, for driven constraints and actuator laws.
+        tol : float
+            Relative tolerance of the force and constraint residuals.
+        max_iter : int
+            Largest number of Newton iterations.
+
+        Returns
+        -------
+        EquilibriumResult
+            Pose, labelled multipliers, reactions, axial force per bar, reduced-Hessian
+            eigenvalues and stability.
+
+        Raises
+        ------
+        EquilibriumError
+            (a ValueError) No equilibrium nearby, or a mechanism without restoring force.
+        """
+        from . import statics
+
+        prob = self._statics_problem(t)
+        q0 = self._pose(q_guess, "q_guess")
+        return statics.equilibrium(prob, q0, tol=tol, max_iter=max_iter,
+                                   axial=lambda q, lam: self._axial_forces(prob, q, lam))
+
+    def equilibrium_path(self, parameter: Any, values: Sequence[float], *,
+                         q_guess: Sequence[float] | None = None, tol: float = 1e-10,
+                         max_points: int = 2000, max_step: float | None = None):
+        """Follow the equilibrium as one parameter goes from ``values[0]`` to ``values[-1]``
+        (pseudo-arclength continuation, through limit points; see
+        :mod:`quivira.model.statics`). The model is not changed.
+
+        Parameters
+        ----------
+        parameter : str or tuple
+            ``"g"``, ``"force 0 · fy"``, ``"spring 1 · l0"`` (``"<kind> <index> · <name>"``
+            of :meth:`parameter_keys`), or the name of a named parameter.
+        values : sequence of float
+            Start and end value (and the spacing that bounds the steps).
+        q_guess : sequence of float, optional
+            Pose near the equilibrium at ``values[0]`` (default: the initial pose).
+        tol : float
+            Relative tolerance of the residuals.
+        max_points : int
+            Largest number of path points.
+        max_step : float, optional
+            Largest step in scaled arclength (default: the spacing of ``values``).
+
+        Returns
+        -------
+        EquilibriumPath
+            Parameter, poses and multipliers along the path, stability, limit points and
+            bifurcations.
+        """
+        from . import statics
+
+        values = statics.check_values(values)
+        label, setter = statics.resolve_parameter(self._data, parameter)
+        if isinstance(max_points, bool) or not isinstance(max_points, (int, np.integer)):
+            raise TypeError(f"max_points must be an integer >= 2, got {max_points!r}")
+        if max_points < 2:
+            raise ValueError(f"max_points must be an integer >= 2, got {max_points}")
+        if max_step is not None:
+            max_step = check_positive(max_step, "max_step")
+        prob = self._statics_problem()
+        q0 = self._pose(q_guess, "q_guess")
+        return statics.equilibrium_path(prob, label, setter, values, q0, tol=tol,
+                                        max_points=int(max_points), max_step=max_step)
+
+    def mobility(self, q: Sequence[float] | None = None, *, t: float = 0.0):
+        """Degrees of freedom at a pose from the rank of J, the redundant rows by label, and
+        Grübler's count beside them (see :mod:`quivira.model.kinematics`).
+
+        Parameters
+        ----------
+        q : sequence of float, optional
+            The pose (default: the initial pose).
+        t : float
+            Time, for driven constraints.
+
+        Returns
+        -------
+        Mobility
+        """
+        from .kinematics import mobility
+
+        t = check_real(t, "t")
+        data = self._data
+        cs = self._simulator.compiled(data)
+        pars = Simulator.parameters(data, cs, stabilized=False)
+        return mobility(data, cs, pars, Simulator.active_rows(data, cs),
+                        self._pose(q, "mobility"), t)
+
+    def kinematic_sweep(self, driver: Any, values: Sequence[float], *,
+                        q_start: Sequence[float] | None = None,
+                        singular_threshold: float = 1e-6):
+        """Prescribe one driver along ``values`` and solve positions, velocities and
+        accelerations, staying on the current assembly branch (see
+        :mod:`quivira.model.kinematics`).
+
+        Parameters
+        ----------
+        driver : str, int or tuple
+            A coordinate name (``"th0"``), index, or ``("angle", a, b)`` = θ_b − θ_a.
+        values : sequence of float
+            Driver values, in the order they are visited.
+        q_start : sequence of float, optional
+            Pose to start from (default: the initial pose).
+        singular_threshold : float
+            Singularity measure below which a pose counts as a dead centre.
+
+        Returns
+        -------
+        KinematicSweep
+            With ``complete=False`` (and a :class:`SweepWarning`) if the driver could not pass
+            a dead centre.
+        """
+        from .kinematics import kinematic_sweep, parse_driver
+        from .statics import check_values
+
+        values = check_values(values)
+        thr = check_real(singular_threshold, "singular_threshold")
+        if not 0.0 <= thr < 1.0:
+            raise ValueError(f"singular_threshold must lie in [0, 1), got {thr:g}")
+        data = self._data
+        cs = self._simulator.compiled(data)
+        label, grad = parse_driver(driver, data, [str(v) for v in cs.q])
+        pars = Simulator.parameters(data, cs, stabilized=False)
+        return kinematic_sweep(data, cs, pars, Simulator.active_rows(data, cs), label, grad,
+                               values, self._pose(q_start, "q_start"),
+                               singular_threshold=thr)
+
+    def coupler_curve(self, bar: int, s: float, driver: Any, values: Sequence[float], *,
+                      offset: float = 0.0, q_start: Sequence[float] | None = None):
+        """The path of the bar point ``(sL, offset)`` (bar frame) along a
+        :meth:`kinematic_sweep`.
+
+        Parameters
+        ----------
+        bar : int
+            The bar.
+        s : float
+            Local coordinate along it, in [-0.5, 0.5].
+        driver, values, q_start
+            As :meth:`kinematic_sweep`.
+        offset : float
+            Distance (m) of the point from the bar's axis, along its normal.
+
+        Returns
+        -------
+        CouplerCurve
+            ``values``, ``points`` (k, 2), ``x``, ``y`` and the sweep.
+        """
+        from .kinematics import CouplerCurve, point_positions
+        from .validation import bar_index, check_s
+
+        i = bar_index(bar, len(self._data.bars), "coupler_curve: bar")
+        sv = check_s(s, "coupler_curve: s")
+        off = check_real(offset, "coupler_curve: offset")
+        if not getattr(self._data.bars[i], "rotates", True):
+            raise ValueError(f"coupler_curve: body {i} is a particle; use s = 0")
+        sweep = self.kinematic_sweep(driver, values, q_start=q_start)
+        return CouplerCurve(sweep.values, point_positions(self._data, sweep.q, i, sv, off),
+                            sweep)
+
+    def transmission_angle(self, coupler: int, rocker: int, q: Any = None):
+        """The transmission angle μ (rad) of a four-bar: the angle at the coupler–rocker joint
+        between the two bars.
+
+        Parameters
+        ----------
+        coupler, rocker : int
+            The two bars (sharing a pin joint).
+        q : sequence of float, array (k, n) or KinematicSweep, optional
+            Pose(s) (default: the initial pose).
+
+        Returns
+        -------
+        float or numpy.ndarray
+            One angle per pose.
+        """
+        from .kinematics import KinematicSweep, transmission_angle
+        from .validation import bar_index
+
+        nb = len(self._data.bars)
+        a = bar_index(coupler, nb, "transmission_angle: coupler")
+        b = bar_index(rocker, nb, "transmission_angle: rocker")
+        if isinstance(q, KinematicSweep):
+            return transmission_angle(self._data, q.q, a, b)
+        if q is not None and np.ndim(q) == 2:
+            arr = np.asarray(q, dtype=float)
+            if arr.shape[1] != self.n_coordinates:
+                raise ValueError(f"q must have {self.n_coordinates} columns, got {arr.shape}")
+            return transmission_angle(self._data, arr, a, b)
+        return float(transmission_angle(self._data, self._pose(q, "q")[None, :], a, b)[0])
+
+    def internal_forces(self, source: Any = None, *, s: Any = 51, bars: Any = None,
+                        qdd: Any = None):
+        """Axial force N(s), shear V(s) and bending moment M(s) along the bars (bar frame,
+        tension positive, dM/dx = V), from the multipliers, loads, springs, gravity and the
+        bars' d'Alembert inertia (see :mod:`quivira.model.internal_forces`). Loads are taken
+        with the model's current values.
+
+        Parameters
+        ----------
+        source : Trajectory, EquilibriumResult or sequence of float, optional
+            Every frame of a trajectory of this model, an equilibrium, or one state
+            ``[q, qd]`` (multipliers and accelerations computed there); default: the initial
+            state.
+        s : int or sequence of float
+            Number of evenly spaced sections (>= 2), or the sections in [-0.5, 0.5].
+        bars : sequence of int, optional
+            The bars (default: all bars).
+        qdd : array (k, n), optional
+            Accelerations to use instead of those of the equations (e.g. differentiated from
+            the motion).
+
+        Returns
+        -------
+        InternalForces
+            ``N``, ``V``, ``M`` of shape (frames, bars, sections), ``max_abs_N()``,
+            ``max_abs_M()``, ``bar(i, frame)``, ``to_pandas()``.
+        """
+        from .internal_forces import internal_forces
+        from .statics import EquilibriumResult
+        from .validation import bar_index
+
+        data = self._data
+        n = self.n_coordinates
+        if isinstance(s, (int, np.integer)) and not isinstance(s, bool):
+            if s < 2:
+                raise ValueError(f"s must be at least 2 sections, got {s}")
+            sec = np.linspace(-0.5, 0.5, int(s))
+        else:
+            if isinstance(s, (str, bytes, bool)):
+                raise TypeError(f"s must be a number of sections or a sequence of local "
+                                f"coordinates, got {s!r}")
+            try:
+                sec = np.asarray(s, dtype=float).reshape(-1)
+            except (TypeError, ValueError):
+                raise TypeError(f"s must be a number of sections or a sequence of local "
+                                f"coordinates, got {s!r}") from None
+            if sec.size == 0 or not np.all(np.isfinite(sec)) or np.any(np.abs(sec) > 0.5):
+                raise ValueError("s: local coordinates must be finite and lie in [-0.5, 0.5]")
+        if bars is not None:
+            if isinstance(bars, (int, np.integer)):
+                bars = [bars]
+            bars = [bar_index(b, len(data.bars), "internal_forces: bars") for b in bars]
+            for b in bars:
+                if getattr(data.bars[b], "body_kind", "bar") != "bar":
+                    raise ValueError(f"internal_forces: body {b} is not a bar")
+        cs = self._simulator.compiled(data)
+        pars = Simulator.parameters(data, cs, stabilized=False)
+        if isinstance(source, Trajectory):
+            if source.q.shape[1] != n:
+                raise ValueError("internal_forces: the trajectory is not of this model "
+                                 f"({source.q.shape[1]} coordinates, the model has {n})")
+            if source.lambda_mult.shape[1] != cs.m:
+                raise ValueError("internal_forces: the trajectory's constraint rows do not "
+                                 "match this model's; simulate the model again")
+            t, q, qd, lam = source.t, source.q, source.qd, source.lambda_mult
+            acc = source.qdd
+        elif isinstance(source, EquilibriumResult):
+            t, q = np.zeros(1), source.q[None, :]
+            qd = np.zeros_like(q)
+            acc, lam = np.zeros_like(q), source.lambda_mult[None, :]
+        else:
+            state = initial_state(data, "internal_forces") if source is None else source
+            try:
+                arr = np.asarray(state, dtype=float)
+            except (TypeError, ValueError):
+                raise TypeError("internal_forces: source must be a Trajectory, an "
+                                "EquilibriumResult or a state [q, qd], got "
+                                f"{type(source).__name__}") from None
+            if arr.shape != (2 * n,):
+                raise ValueError(f"internal_forces: a state needs {2 * n} values [q, qd], got "
+                                 f"shape {arr.shape}")
+            mats = self.matrices(arr)
+            t, q, qd = np.zeros(1), arr[None, :n], arr[None, n:]
+            acc, lam = mats.qdd[None, :], mats.lambda_mult[None, :]
+        if qdd is not None:
+            acc = np.asarray(qdd, dtype=float)
+            if acc.shape != q.shape:
+                raise ValueError(f"qdd must have shape {q.shape}, got {acc.shape}")
+        return internal_forces(data, cs, pars, np.asarray(t, dtype=float), q, qd, acc, lam,
+                               sec, bars)
+
+
 BarJointModel = bar_joint_model

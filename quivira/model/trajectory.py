@@ -565,6 +565,29 @@ class Trajectory:
                 return r.force
         raise KeyError(f"no reaction of {kind} {index}" + ("" if bar is None else f" on bar {bar}"))
 
+    # --- internal forces (issue 15) ---
+    def internal_forces(self, model, *, s=51, bars=None, qdd=None):
+        """N(s), V(s), M(s) along the bars in every frame (see
+        :meth:`quivira.bar_joint_model.internal_forces`, which this calls with ``self``).
+
+        Parameters
+        ----------
+        model : bar_joint_model
+            The model this trajectory was simulated from (its current load values are used).
+        s : int or sequence of float
+            Number of sections, or the sections in [-0.5, 0.5].
+        bars : sequence of int, optional
+            The bars (default: all).
+        qdd : array (n_points, n), optional
+            Accelerations to use instead of :attr:`qdd`.
+
+        Returns
+        -------
+        InternalForces
+            With ``max_abs_N()`` and ``max_abs_M()`` per bar over the trajectory.
+        """
+        return model.internal_forces(self, s=s, bars=bars, qdd=qdd)
+
 
 def body_columns(names: list[str] | None, body: int) -> tuple[int, int, int | None]:
     """Columns of ``x``, ``y`` and ``θ`` (None for a particle) of a body in ``q``, from the
