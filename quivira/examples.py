@@ -82,3 +82,79 @@ def scissor(cells: int, *, length: float = 1.0, angle: float = 0.6,
     m.add_support(0, -0.5, False, False)
     m.add_support(1, -0.5, True, False)
     return m
+
+
+def iftomm_a01(*, length: float = 1.0, mass: float = 1.0, g: float = 9.81) -> bar_joint_model:
+    """IFToMM benchmark A01, the simple pendulum: a point mass on a massless link of
+    ``length`` pinned at the origin, released from rest with the link horizontal (the mass at
+    :math:`(L, 0)`). Body 0 is the particle; the link is the distance constraint "link"
+    (its multiplier is the tension). The IFToMM problem runs 2000 s; the exact period is
+    :math:`4K(\\sin^2(θ_0/2))\\sqrt{L/g}` with :math:`θ_0 = π/2`.
+
+    References: IFToMM Technical Committee for Multibody Dynamics, library of benchmark
+    problems (problem A01).
+    """
+    m = bar_joint_model()
+    m.set_g(g)
+    p = m.add_particle(length, 0.0, mass)
+    m.add_distance(None, (0.0, 0.0), p, 0.0, length, name="link")
+    return m
+
+
+def iftomm_a02(n: int = 40, *, length: float = 1.0, mass: float = 1.0, g: float = 9.81,
+               v0: float = 1.0) -> bar_joint_model:
+    """IFToMM benchmark A02, the N-four-bar mechanism: ``n`` parallelogram loops in a row.
+
+    ``2n + 1`` uniform bars of ``length`` and ``mass``: bar ``2i`` is crank ``i`` from the
+    ground pin :math:`A_i = (i L, 0)` (its ``s = -0.5`` end) up to :math:`B_i = (i L, L)`,
+    bar ``2i + 1`` the coupler from :math:`B_i` to :math:`B_{i+1}` (horizontal). Initial
+    velocity: :math:`\\dot x_{B_0} = v_0` (every crank turns at :math:`-v_0/L`, the couplers
+    translate). The mechanism has one degree of freedom except when it is flat (every bar on
+    :math:`y = 0`), where the rank of J drops by ``n``: it passes those poses (see
+    ``simulate(..., singular="pass")``). The IFToMM problem is ``n = 40``, 20 s, with the
+    error of :math:`B_0`'s position and velocity ≤ 1e-3 as "high precision".
+
+    References: IFToMM Technical Committee for Multibody Dynamics, library of benchmark
+    problems (problem A02); M. González et al., Multibody Syst. Dyn. 16 (2006) 179-190.
+    """
+    if not isinstance(n, int) or isinstance(n, bool) or n < 1:
+        raise ValueError(f"n must be a positive integer, got {n!r}")
+    m = bar_joint_model()
+    m.set_g(g)
+    for i in range(n + 1):
+        m.add_bar_at_attitude(i * length, 0.5 * length, 0.5 * math.pi, length, mass)
+        m.set_init_bar_velocities(2 * i, 0.5 * v0, 0.0, -v0 / length)
+        if i < n:
+            m.add_bar_at_attitude((i + 0.5) * length, length, 0.0, length, mass)
+            m.set_init_bar_velocities(2 * i + 1, v0, 0.0, 0.0)
+    for i in range(n + 1):
+        m.add_support(2 * i, -0.5, False, False)
+    for i in range(n):
+        m.add_joint([2 * i, 2 * i + 1], [0.5, -0.5])
+        m.add_joint([2 * i + 1, 2 * i + 2], [0.5, 0.5])
+    return m
+
+
+def double_four_bar_redundant(*, length: float = 1.0, mass: float = 1.0, g: float = 9.81,
+                              v0: float = 1.0) -> bar_joint_model:
+    """The double parallelogram with its redundant link: three vertical cranks of ``length``
+    and ``mass`` pinned to the ground at :math:`(0, 0)`, :math:`(L, 0)`, :math:`(2L, 0)` and
+    to one coupler of length :math:`2L` and mass :math:`2m` (at its ends and its centre).
+
+    Grübler's count gives 0 degrees of freedom (12 pin rows for 12 coordinates), but one row
+    is redundant (the middle crank repeats what the outer two impose): the mechanism moves
+    with one degree of freedom, exactly as IFToMM A02 with ``n = 2`` (the coupler only
+    translates). Bars 0, 1, 2 are the cranks, bar 3 the coupler; initial velocity
+    :math:`\\dot x = v_0` of the crank tips.
+    """
+    m = bar_joint_model()
+    m.set_g(g)
+    for i in range(3):
+        m.add_bar_at_attitude(i * length, 0.5 * length, 0.5 * math.pi, length, mass)
+        m.set_init_bar_velocities(i, 0.5 * v0, 0.0, -v0 / length)
+        m.add_support(i, -0.5, False, False)
+    m.add_bar_at_attitude(length, length, 0.0, 2 * length, 2 * mass)
+    m.set_init_bar_velocities(3, v0, 0.0, 0.0)
+    for i, s in enumerate((-0.5, 0.0, 0.5)):
+        m.add_joint([i, 3], [0.5, s])
+    return m

@@ -1,0 +1,77 @@
+"""IFToMM benchmark problems A01 and A02 and the redundant double four-bar (issue 20),
+against the independent references of ``tests/oracles/iftomm.py`` (closed-form elliptic
+solutions; nothing there imports Quivira).
+
+A02 passes its flat poses (the rank of J drops by n there) with the regularized solve and a
+mass-metric projection after each crossing (``simulate(..., singular="pass")``, the default).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from quivira.examples import double_four_bar_redundant, iftomm_a01, iftomm_a02
+from tests.oracles import iftomm as o
+
+TOL = 1e-15
+
+
+def crank_tip(tr, bar: int = 0) -> np.ndarray:
+    """x, y, ẋ, ẏ of the s = +0.5 end of a bar (B₀ for crank 0), from the trajectory."""
+    x, y, th = tr.q[:, 3 * bar], tr.q[:, 3 * bar + 1], tr.q[:, 3 * bar + 2]
+    vx, vy, w = tr.qd[:, 3 * bar], tr.qd[:, 3 * bar + 1], tr.qd[:, 3 * bar + 2]
+    return np.stack([x + 0.5 * np.cos(th), y + 0.5 * np.sin(th),
+                     vx - 0.5 * np.sin(th) * w, vy + 0.5 * np.cos(th) * w], -1)
+
+
+def test_a01_pendulum_against_the_elliptic_solution():
+    tr = iftomm_a01().simulate(20.0, n_points=401, tol=TOL)
+    ref = o.a01_tip(tr.t)  # x, y, ẋ, ẏ of the mass
+    got = np.column_stack([tr.q[:, 0], tr.q[:, 1], tr.qd[:, 0], tr.qd[:, 1]])
+    assert np.abs(got - ref).max() < 1e-10
+    # the exact period 4 K(1/2) √(L/g): the mass is back at (L, 0) after each period
+    T = o.pendulum_period()
+    back = iftomm_a01().simulate(3 * T, n_points=4, tol=TOL)
+    assert np.abs(back.q[:, :2] - [1.0, 0.0]).max() < 1e-10
+    # the link's tension balances gravity and the centripetal force: T = m (g cos θ + L θ̇²)
+    theta = np.arctan2(tr.q[:, 0], -tr.q[:, 1])
+    v2 = tr.qd[:, 0] ** 2 + tr.qd[:, 1] ** 2
+    tension = 9.81 * np.cos(theta) + v2
+    assert np.abs(tr.multiplier("link · tension") - tension).max() < 1e-9
+    assert tr.relative_energy_error() < 1e-12
+
+
+@pytest.mark.parametrize("n, bound", [(1, 1e-7), (2, 5e-6)])
+def test_a02_passes_its_flat_poses(n, bound):
+    """B₀'s position and velocity over the IFToMM 20 s with 400 output steps, against the
+    closed-form parallelogram motion (the IFToMM "high precision" bound is 1e-3)."""
+    tr = iftomm_a02(n).simulate(20.0, n_points=401, tol=TOL)
+    err = np.abs(crank_tip(tr) - o.a02_b0(tr.t, n)).max()
+    assert err < bound
+    crossings = [ev for ev in tr.events if ev["what"] == "singular pose"]
+    # every half turn of the cranks is a flat pose: count them from the reference angle
+    phi, _ = o.a02_phi_closed_form(np.linspace(0.0, 20.0, 200001), n)
+    flat = np.count_nonzero(np.diff(np.floor(phi / np.pi)) != 0)
+    assert len(crossings) == flat
+    assert tr.relative_energy_error() < 5e-9
+    assert tr.max_position_residual() < 1e-10
+
+
+def test_redundant_double_four_bar_moves_like_a02_with_n_2():
+    """The double parallelogram with its redundant middle crank: one row flagged redundant,
+    the motion of A02 with n = 2, and the minimum-norm reactions with the right resultant
+    (Newton for the whole mechanism: Σ reactions = Σ m (a + g e_y))."""
+    m = double_four_bar_redundant()
+    tr = m.simulate(20.0, n_points=401, tol=TOL)
+    assert tr.constraint_info["unique"] is False and len(tr.constraint_info["redundant"]) == 1
+    err = np.abs(crank_tip(tr) - o.a02_b0(tr.t, 2)).max()
+    assert err < 1e-5
+    masses = np.array([1.0, 1.0, 1.0, 2.0])
+    total = sum(tr.support_force(i) for i in range(3))
+    acc = tr.qdd.reshape(len(tr.t), 4, 3)[:, :, :2]
+    newton = (masses[None, :, None] * acc).sum(1) + np.array([0.0, 9.81 * masses.sum()])
+    regular = np.ones(len(tr.t), bool)
+    for ev in tr.events:  # away from the flat poses, where the split is ill-conditioned
+        regular &= np.abs(tr.t - ev["t"]) > 0.05
+    assert np.abs(total - newton)[regular].max() < 1e-8
