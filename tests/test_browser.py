@@ -15,6 +15,13 @@ theme. Screenshots go to ``tests/screenshots/`` (git-ignored): ``studio-1366x768
 ``studio-ledger-dark.png`` (the view with the spring and the energy ledger, dark theme) and
 ``studio.png`` (the Studio alone, as in the README).
 
+A second scenario (issue 14) opens a slider-crank, adds an angle stop in *Sliders, stops &
+contact* (a restitution of 1.5 is refused next to its field), simulates, finds the impacts
+on the timeline and in the event log, edits the restitution (compiled code reused); then a
+latching lattice whose three latches lock at one instant. Screenshots:
+``studio-slider-crank.png``, ``studio-event-log.png``, ``studio-lattice-latched.png``,
+``studio-sliders-section.png`` (the editor's section with the stop selected).
+
 Outside CI (``CI`` unset) the test is skipped when Chromium is missing; in CI it must run.
 """
 
@@ -50,6 +57,41 @@ NOTEBOOK_CODE = ("from quivira_widgets import Studio\n"
                  "s = Studio(four_bar())\n"
                  "s")
 
+#: a slider-crank: crank 0 pinned at the origin, rod 1, block 2 on a ground slider along x;
+#: released at rest, the crank falls clockwise (the stop is added in the browser)
+CRANK_CODE = """import math
+import quivira as qv
+from quivira_widgets import Studio
+r, rod, phi = 0.3, 0.9, 1.0
+A = (r * math.cos(phi), r * math.sin(phi))
+B = (A[0] + math.sqrt(rod * rod - A[1] ** 2), 0.0)
+m = qv.BarJointModel()
+m.add_bar_from_point_pair((0.0, 0.0), A)
+m.add_bar_from_point_pair(A, B)
+m.add_bar_from_point_pair((B[0] - 0.1, 0.0), (B[0] + 0.1, 0.0))
+m.add_support(0, -0.5, False, False)
+m.add_joint([0, 1], [0.5, -0.5])
+m.add_joint([1, 2], [0.5, 0.0])
+m.add_ground_slider(2, 0.0, 0.0, name="guide")
+s = Studio(m, t_end=1.0, n_frames=101)
+s"""
+
+#: a latching lattice: scissor(3) raised by hinge springs, its three centre pivots latching
+#: at 0.75 rad (all at one instant: one latch locks, the others are redundant)
+LATTICE_CODE = """import math
+from quivira.examples import scissor
+from quivira_widgets import Studio
+m = scissor(3)
+for c in range(3):
+    m.add_torsional_spring(2 * c, 2 * c + 1, 20.0, 0.0)
+for c in range(1, 3):
+    m.add_torsional_spring(2 * c - 1, 2 * c, 20.0, 0.0)
+m.add_torsional_spring(None, 0, 20.0, math.pi / 2)
+for c in range(3):
+    m.add_latch(2 * c, 2 * c + 1, 0.75, name=f"latch {c}")
+s = Studio(m, t_end=0.6, n_frames=121)
+s"""
+
 
 def _free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
@@ -71,10 +113,10 @@ def _write_settings(settings: Path) -> None:
         path.write_text(json.dumps(content))
 
 
-def _write_notebook(path: Path) -> None:
+def _write_notebook(path: Path, code: str = NOTEBOOK_CODE) -> None:
     nb = {
         "cells": [{"cell_type": "code", "execution_count": None, "id": "studio",
-                   "metadata": {}, "outputs": [], "source": NOTEBOOK_CODE}],
+                   "metadata": {}, "outputs": [], "source": code}],
         "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3",
                                     "language": "python"},
                      "language_info": {"name": "python"}},
@@ -137,6 +179,7 @@ def jupyter_lab(tmp_path_factory):
             proc.kill()
             proc.wait(timeout=10)
         log.close()
+        shutil.rmtree(home, ignore_errors=True)  # settings, runtime files, kernel keys
 
 
 def _run_first_cell(page, expect) -> None:
@@ -368,10 +411,149 @@ def test_studio_in_jupyterlab(jupyter_lab, tmp_path):
     for name in ("studio-1366x768.png", "studio-1920x1080.png", "studio-dark-1920x1080.png",
                  "studio-spring-dark.png", "studio-ledger-dark.png"):
         assert (SCREENSHOTS / name).stat().st_size > 10_000
-    shutil.rmtree(root / ".home", ignore_errors=True)
 
 
 def _luminance(css_colour: str) -> float:
     """Relative brightness 0 … 1 of ``rgb(r, g, b)``."""
     r, g, b = (int(v) for v in re.findall(r"\d+", css_colour)[:3])
     return (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255.0
+
+
+def _open_notebook(page, base: str, token: str, name: str, expect):
+    """Open notebook ``name`` (in its own tab of JupyterLab), run its cell, wait for its
+    Studio; returns the Studio's locator, scoped to that notebook's (visible) panel."""
+    page.goto(f"{base}/lab/tree/{name}?token={token}", timeout=120_000)
+    panel = page.locator(".jp-NotebookPanel:visible")
+    expect(page.locator(".lm-TabBar-tab.lm-mod-current .lm-TabBar-tabLabel").filter(
+        has_text=name).first).to_be_visible(timeout=120_000)
+    cell = panel.locator(".jp-Notebook .jp-Cell").first
+    cell.locator(".cm-content").wait_for(timeout=120_000)
+    prompt = cell.locator(".jp-InputPrompt")
+    for _ in range(8):
+        prompt.click()
+        page.keyboard.press("Escape")
+        page.keyboard.press("Shift+Enter")
+        try:
+            expect(prompt).to_have_text(re.compile(r"\[(\*|\d+)\]"), timeout=15_000)
+            break
+        except AssertionError:
+            continue
+    else:
+        raise AssertionError(f"{name}: the cell never started running")
+    studio = panel.locator(".quivira-studio")
+    studio.wait_for(timeout=120_000)
+    expect(studio.locator(".quivira-view canvas").first).to_be_visible(timeout=60_000)
+    return studio
+
+
+def test_sliders_latches_and_the_event_log_in_jupyterlab(jupyter_lab, tmp_path):
+    """A slider-crank gets an angle stop from *Sliders, stops & contact* (a restitution of
+    1.5 is refused next to its field); the run's impacts are marked on the timeline and listed
+    in the event log, and a restitution edit re-simulates with the compiled code. Then a
+    latching lattice: its latches are listed as latched in the log, drawn locked at the end.
+    Screenshots: ``studio-slider-crank.png``, ``studio-event-log.png``,
+    ``studio-lattice-latched.png``."""
+    from playwright.sync_api import expect, sync_playwright
+
+    base, token, root = jupyter_lab
+    _write_notebook(root / "crank.ipynb", CRANK_CODE)
+    _write_notebook(root / "lattice.ipynb", LATTICE_CODE)
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(
+            executable_path=CHROMIUM, headless=True,
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"])
+        page = browser.new_page(viewport={"width": 1500, "height": 1400})
+        try:
+            studio = _open_notebook(page, base, token, "crank.ipynb", expect)
+            counts = studio.locator(".quivira-status-counts")
+            expect(counts).to_contain_text("3 bars · 2 joints · 1 support · 0 loads · 1 slider",
+                                           timeout=60_000)
+            studio.get_by_text("Sliders, stops & contact", exact=True).click()
+            studio.locator(".quivira-slider-kind select").select_option(label="angle stop")
+            studio.locator(".quivira-slider-bar-a select").select_option(label="ground")
+            studio.locator(".quivira-slider-bar-b select").select_option(label="bar 0")
+            studio.locator(".quivira-slider-side button", has_text="φ ≥ limit").click()
+            limit = _field(studio, "limit φ")
+            limit.fill("0")
+            limit.press("Enter")
+            e_field = _field(studio, "restit. e")
+            e_field.fill("1.5")
+            e_field.press("Enter")
+            msg = studio.locator(".quivira-editor .quivira-field-message .quivira-msg-error")
+            expect(msg.filter(has_text="restitution e").first).to_have_text(
+                "⚠ restitution e: at most 1, got '1.5'", timeout=30_000)
+            expect(e_field).to_have_value("1.5")
+            e_field.fill("0.5")
+            e_field.press("Enter")
+            expect(msg.filter(has_text="restitution e")).to_have_count(0, timeout=30_000)
+            page.wait_for_timeout(500)  # the kernel has the values before the click
+            studio.locator("button.quivira-add-element").click()
+            expect(counts).to_contain_text("1 stop", timeout=30_000)
+            expect(studio.locator(".quivira-editor .quivira-msg-ok").filter(
+                has_text="added stop 0").first).to_be_visible(timeout=30_000)
+
+            studio.locator("button.quivira-simulate").click()
+            status = studio.locator(".quivira-player-status")
+            expect(status).to_contain_text("simulated", timeout=120_000)
+            log_rows = studio.locator(".quivira-event-table tr")
+            expect(log_rows.first).to_be_visible(timeout=30_000)
+            n_rows = log_rows.count()
+            assert n_rows >= 3  # the header and at least two impacts on the stop
+            expect(log_rows.nth(1)).to_contain_text("stop 0")
+            expect(log_rows.nth(1)).to_contain_text("impact")
+            marks = studio.locator(".quivira-timeline .quivira-event")
+            assert marks.count() == n_rows - 1
+            # a restitution edit of the selected stop re-simulates with the compiled code
+            studio.locator(".quivira-select-element select").select_option(index=2)
+            expect(e_field).to_have_value("0.5", timeout=30_000)
+            e_field.fill("0.8")
+            e_field.press("Enter")
+            expect(studio.locator(".quivira-editor .quivira-msg-ok").filter(
+                has_text="stop 0: restitution e = 0.8").first).to_be_visible(timeout=60_000)
+            expect(status).to_contain_text("compiled code reused", timeout=60_000)
+            studio.locator(".quivira-editor").screenshot(
+                path=str(SCREENSHOTS / "studio-sliders-section.png"))
+            # the frame where the crank first hits the stop: the view shows it at the stop
+            studio.locator(".quivira-view canvas").last.click(position={"x": 30, "y": 30})
+            for _ in range(37):  # one frame per key, each drawn before the next
+                page.keyboard.press("ArrowRight")
+                page.wait_for_timeout(150)
+            expect(studio.locator(".quivira-time")).to_have_text("t = 0.370 s", timeout=30_000)
+            page.wait_for_timeout(1500)
+            studio.locator(".quivira-view").screenshot(
+                path=str(SCREENSHOTS / "studio-slider-crank.png"))
+            player = studio.locator(".quivira-player")
+            player.scroll_into_view_if_needed()
+            page.wait_for_timeout(800)
+            player.screenshot(path=str(SCREENSHOTS / "studio-event-log.png"))
+
+            studio = _open_notebook(page, base, token, "lattice.ipynb", expect)
+            counts = studio.locator(".quivira-status-counts")
+            expect(counts).to_contain_text("3 latches", timeout=60_000)
+            studio.locator("button.quivira-simulate").click()
+            status = studio.locator(".quivira-player-status")
+            expect(status).to_contain_text("simulated", timeout=180_000)
+            rows = studio.locator(".quivira-event-table tr")
+            expect(rows).to_have_count(4, timeout=30_000)  # header + 3 latches
+            for k in range(1, 4):
+                expect(rows.nth(k)).to_contain_text("latched")
+            studio.locator(".quivira-view canvas").last.click(position={"x": 30, "y": 30})
+            page.keyboard.press("End")
+            expect(studio.locator(".quivira-time")).to_have_text("t = 0.600 s", timeout=30_000)
+            expect(studio.locator(".quivira-event-past")).to_have_count(3, timeout=30_000)
+            page.wait_for_timeout(1500)
+            studio.locator(".quivira-view").screenshot(
+                path=str(SCREENSHOTS / "studio-lattice-latched.png"))
+        except Exception as exc:
+            page.screenshot(path=str(SCREENSHOTS / "failure-events.png"), full_page=True)
+            outputs = page.locator(".jp-OutputArea").all_inner_texts()
+            log = (root / "jupyter.log").read_text()[-3000:]
+            raise AssertionError(f"browser test failed; outputs: {outputs!r}; screenshot "
+                                 f"{SCREENSHOTS / 'failure-events.png'}; server log tail:\n"
+                                 f"{log}") from exc
+        finally:
+            browser.close()
+    for name in ("studio-slider-crank.png", "studio-event-log.png",
+                 "studio-lattice-latched.png", "studio-sliders-section.png"):
+        assert (SCREENSHOTS / name).stat().st_size > 10_000

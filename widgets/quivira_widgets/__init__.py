@@ -4,16 +4,20 @@ Panels, each usable alone on a :class:`quivira.BarJointModel` and composed in
 :class:`Studio`:
 
 * :class:`ModelEditor` — add, edit and delete bars, joints, supports, springs and dampers,
+  slots, prismatic joints, ground sliders, latches, angle stops and contacts (floors, walls),
   loads and actuators (constant or sinusoidal laws); g; assemble; undo/redo, new model,
   examples; save, load, upload and download (JSON).
 * :class:`ModelView` — the model drawn live (springs as zigzags, dampers as pistons,
-  torsional springs as coils, actuators as arrows); trajectory frames, constraint forces,
-  mode shapes.
+  torsional springs as coils, actuators as arrows, slots as grooves, sliders on hatched
+  rails, stops as wedges, latches as rays that lock during the motion, floors as hatched
+  lines); trajectory frames, constraint forces, mode shapes.
 * :class:`MatrixInspector` — M, J, W and λ at a state: structure, rank, conditioning,
   formulas, colour bars in their units.
 * :class:`MotionPlayer` — simulate with progress, play in real time at 0.1×–4×, plot
   multipliers, reactions, energy and residuals, the energy ledger (stacked, with its balance)
-  and the forces of springs and actuators; export GIF/MP4/CSV with a download.
+  and the forces of springs and actuators; the events of a run (latches, impacts, contacts
+  resting and releasing) on the timeline, in the plots and in an event log; export
+  GIF/MP4/CSV with a download.
 
 Panel state is held in traitlets (``model``, ``trajectory``, ``frame``, ``selection``) and
 wired with ``link``/``dlink``. Inputs are parsed in the kernel: a value that cannot be used is

@@ -1,4 +1,4 @@
-"""Playback at a chosen speed, and the events marked on the timeline.
+"""Playback at a chosen speed, the events marked on the timeline, and the event log.
 
 The ``Play`` widget advances the frame slider in the browser every ``interval`` ms by ``step``
 frames. Real time at speed ``s`` means ``step · dt / interval = s / 1000`` for frames ``dt``
@@ -32,32 +32,101 @@ def play_timing(dt: float, speed: float) -> tuple[int, int]:
     return int(min(max(interval, 10), 2000)), int(step)
 
 
-def events_of(trajectory, stopped: str | None) -> list[tuple[float, str]]:
-    """Events of a run as ``(t, text)``: those the trajectory records in ``info["events"]``
-    (entries ``(t, text)`` or dicts with ``"t"`` and ``"name"``/``"kind"``), and where the run
-    stopped early."""
-    out: list[tuple[float, str]] = []
-    for ev in (trajectory.info or {}).get("events", []) or []:
+#: what an event switched or hit (drawn in the switch colour on the timeline)
+SWITCHES = ("latched", "impact", "rests", "released")
+#: most rows the event log shows (the rest are counted below it)
+MAX_LOG_ROWS = 500
+
+
+def event_records(trajectory) -> list[dict]:
+    """The events recorded by a run, in time order: ``trajectory.events`` (dicts with ``t``,
+    ``name``, ``what`` and, for switches and impacts, ``kinetic_energy_lost``), else entries
+    of ``trajectory.info["events"]`` (``(t, text)`` or dicts)."""
+    out: list[dict] = []
+    raw = list(getattr(trajectory, "events", None) or [])
+    if not raw:
+        raw = list((getattr(trajectory, "info", None) or {}).get("events", []) or [])
+    for ev in raw:
         try:
             if isinstance(ev, dict):
-                out.append((float(ev["t"]), str(ev.get("name") or ev.get("kind") or "event")))
+                rec = {"t": float(ev["t"]),
+                       "name": str(ev.get("name") or ev.get("kind") or "event"),
+                       "what": str(ev.get("what") or "event")}
+                ke = ev.get("kinetic_energy_lost")
+                rec["kinetic_energy_lost"] = None if ke is None else float(ke)
+                rec["redundant"] = bool(ev.get("redundant", False))
             else:
-                out.append((float(ev[0]), str(ev[1])))
+                rec = {"t": float(ev[0]), "name": str(ev[1]), "what": "event",
+                       "kinetic_energy_lost": None, "redundant": False}
         except (KeyError, IndexError, TypeError, ValueError):
             continue
+        out.append(rec)
+    out.sort(key=lambda r: r["t"])
+    return out
+
+
+def event_text(rec: dict) -> str:
+    """``"latch 0: latched, 89.9 J lost"`` for an event record."""
+    text = f"{rec['name']}: {rec['what']}"
+    ke = rec.get("kinetic_energy_lost")
+    if ke:
+        text += f", {ke:.4g} J lost"
+    if rec.get("redundant"):
+        text += " (with another)"
+    return text
+
+
+def events_of(trajectory, stopped: str | None) -> list[tuple[float, str]]:
+    """Events of a run as ``(t, text)``: those the trajectory records
+    (:func:`event_records`), and where the run stopped early."""
+    out = [(rec["t"], event_text(rec)) for rec in event_records(trajectory)]
     if stopped and trajectory.n_points:
         out.append((float(trajectory.t[-1]), stopped))
     return out
 
 
 def timeline_html(events: list[tuple[float, str]], t0: float, t1: float) -> str:
-    """Markers ▼ at the events' times along a strip as wide as the slider (hover: the text)."""
+    """Markers ▼ at the events' times along a strip as wide as the slider (hover: the text):
+    red where the run stopped, orange for switches and impacts, blue for the others."""
     if not events or not t1 > t0:
         return ""
     marks = []
     for t, text in events:
         x = 100.0 * min(max((t - t0) / (t1 - t0), 0.0), 1.0)
-        cls = "quivira-event" + ("" if "stop" in text else " quivira-event-info")
+        if text.startswith("stopped"):
+            cls = "quivira-event"
+        elif any(f": {w}" in text for w in SWITCHES):
+            cls = "quivira-event quivira-event-switch"
+        else:
+            cls = "quivira-event quivira-event-info"
         marks.append(f'<span class="{cls}" style="left:{x:.2f}%" '
                      f'title="t = {t:.4g} s: {html.escape(text, quote=True)}">▼</span>')
     return "".join(marks)
+
+
+def log_rows(records: list[dict]) -> list[tuple[float, str, str, float | None]]:
+    """The event log's rows ``(t, element, what, kinetic energy lost or None)``."""
+    return [(r["t"], r["name"], r["what"], r["kinetic_energy_lost"]) for r in records]
+
+
+def log_html(rows: list[tuple[float, str, str, float | None]], now: float | None = None) -> str:
+    """The event log as a table: t [s], element, what, kinetic energy lost [J]; rows at or
+    before ``now`` are greyed (they have happened in the frame shown)."""
+    if not rows:
+        return ""
+    head = ("<tr><th>t [s]</th><th>element</th><th>what</th>"
+            "<th>kinetic energy lost [J]</th></tr>")
+    body = []
+    for t, name, what, ke in rows[:MAX_LOG_ROWS]:
+        past = now is not None and t <= now + 1e-12
+        cls = ' class="quivira-event-past"' if past else ""
+        ke_text = "" if ke is None else f"{ke:.6g}"
+        body.append(f"<tr{cls}><td class=\"quivira-num\">{t:.6g}</td>"
+                    f"<td>{html.escape(name)}</td><td>{html.escape(what)}</td>"
+                    f"<td class=\"quivira-num\">{ke_text}</td></tr>")
+    more = ""
+    if len(rows) > MAX_LOG_ROWS:
+        more = (f'<div class="quivira-hint">… {len(rows) - MAX_LOG_ROWS} more events '
+                "(all in trajectory.events)</div>")
+    return (f'<div class="quivira-event-log"><table class="quivira-event-table">{head}'
+            f'{"".join(body)}</table>{more}</div>')

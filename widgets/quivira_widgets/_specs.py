@@ -78,3 +78,19 @@ OMEGA = NumberSpec("ω", "rad/s", lo=0.0, hi=1e4, warn_hi=1e3, why_lo="",
                    why="faster oscillations need more steps than the budget allows")
 PHASE = NumberSpec("phase", "°", lo=-1e6, hi=1e6, why="give an angle in degrees")
 DIRECTION = NumberSpec("direction α", "°", lo=-1e6, hi=1e6, why="give an angle in degrees")
+
+# ---------------------------------------------------------------- sliders, latches, stops, contact
+OFFSET = NumberSpec("offset", "m", lo=-1e6, hi=1e6, warn_lo=-1e4, warn_hi=1e4, why=_SIZE)
+GUIDE_ANGLE = NumberSpec("guide angle", "°", lo=-1e6, hi=1e6, why="give an angle in degrees")
+LOCK_ANGLE = NumberSpec("locked φ0", "°", lo=-1e6, hi=1e6,
+                        expected="an angle in degrees, or empty for the initial angle")
+LATCH_ANGLE = NumberSpec("latch φ", "°", lo=-1e6, hi=1e6, why="give an angle in degrees")
+LIMIT_ANGLE = NumberSpec("limit φ", "°", lo=-1e6, hi=1e6, why="give an angle in degrees")
+RESTITUTION = NumberSpec("restitution e", "", lo=0.0, hi=1.0,
+                         expected="a number from 0 (plastic) to 1 (elastic)")
+REST_SPEED_LIN = NumberSpec("rest speed", "m/s", lo=0.0, hi=1e6, why_lo="",
+                            expected="a number from 0 to 1e+06")
+REST_SPEED_ANG = NumberSpec("rest speed", "rad/s", lo=0.0, hi=1e6, why_lo="",
+                            expected="a number from 0 to 1e+06")
+HEIGHT = NumberSpec("height h", "m", lo=-1e6, hi=1e6, warn_lo=-1e4, warn_hi=1e4, why=_SIZE)
+NORMAL_ANGLE = NumberSpec("normal α", "°", lo=-1e6, hi=1e6, why="give an angle in degrees")

@@ -63,6 +63,18 @@ body[data-jp-theme-light="false"] .quivira-root .quivira-figure canvas {
 .quivira-root .quivira-event { position: absolute; top: 0; transform: translateX(-50%);
   font-size: 11px; line-height: 14px; color: var(--jp-error-color1, #c62828); cursor: default; }
 .quivira-root .quivira-event.quivira-event-info { color: var(--jp-brand-color1, #1f5fa8); }
+.quivira-root .quivira-event.quivira-event-switch { color: var(--jp-warn-color0, #e65100); }
+.quivira-root .quivira-event-log { max-height: 150px; overflow-y: auto; max-width: 100%; }
+.quivira-root table.quivira-event-table { border-collapse: collapse; font-size: 0.9em; }
+.quivira-root table.quivira-event-table th { text-align: left; font-weight: 600;
+  color: var(--jp-ui-font-color2, #546e7a); padding: 0 12px 1px 0; position: sticky; top: 0;
+  background: var(--jp-layout-color1, #ffffff);
+  border-bottom: 1px solid var(--jp-border-color1, #cfd8dc); }
+.quivira-root table.quivira-event-table td { padding: 0 12px 0 0; white-space: nowrap; }
+.quivira-root table.quivira-event-table td.quivira-num { text-align: right;
+  font-variant-numeric: tabular-nums; }
+.quivira-root table.quivira-event-table tr.quivira-event-past td {
+  color: var(--jp-ui-font-color2, #90a4ae); }
 .quivira-root a.quivira-download { color: var(--jp-content-link-color, #1565c0);
   text-decoration: underline; }
 .quivira-root .quivira-section-title { font-weight: 600; margin-top: 4px; }

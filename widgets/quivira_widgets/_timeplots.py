@@ -108,6 +108,7 @@ class TimePlots:
         self.pane.animate(*self.energy_lines, *self.residual_lines, layer="data")
         self.kind = "lambda"
         self.highlight = ""
+        self._event_times: tuple = ()
 
     # ------------------------------------------------------------------ lines
     def _ensure_force_lines(self, k: int) -> None:
@@ -179,8 +180,7 @@ class TimePlots:
                 line.set_data([], [])
             for c in self.cursors:
                 c.set_visible(False)
-            for lc in self.event_lines:
-                lc.set_segments([])
+            changed |= self._set_events([])
             changed |= self._legend()
             self._draw(changed)
             return
@@ -209,9 +209,7 @@ class TimePlots:
         self.residual_lines[1].set_data(tr.t, np.maximum(vel, _FLOOR))
         for c in self.cursors:
             c.set_visible(True)
-        segs = [[(t, 0.0), (t, 1.0)] for t, _ in (events or [])]
-        for lc in self.event_lines:
-            lc.set_segments(segs)
+        changed |= self._set_events(events or [])
         changed |= _fit(self.ax_force, self.force_lines, tr, floor0=kind == "reactions",
                         refit=changed)
         changed |= _fit(self.ax_energy, self.energy_lines, tr)
@@ -244,6 +242,18 @@ class TimePlots:
         for c in self.cursors:
             c.set_xdata([t, t])
         self.pane.update()
+
+    def _set_events(self, events: list[tuple[float, str]]) -> bool:
+        """Dashed lines at the events' times on every axes; True when they changed (they
+        are part of the still background, so a change needs a full draw)."""
+        times = tuple(float(t) for t, _ in events)
+        if times == self._event_times:
+            return False
+        self._event_times = times
+        segs = [[(t, 0.0), (t, 1.0)] for t in times]
+        for lc in self.event_lines:
+            lc.set_segments(segs)
+        return True
 
     def _draw(self, full: bool) -> None:
         if full:

@@ -1,7 +1,8 @@
 """`ModelEditor`: the sections that edit a model, with undo/redo, examples and files.
 
 The editor composes one class per section (:mod:`quivira_widgets.sections`): a toolbar (undo,
-redo, new model, examples), then *Bars*, *Joints*, *Supports*, *Springs & dampers*, *Loads*
+redo, new model, examples), then *Bars*, *Joints*, *Supports*, *Springs & dampers*, *Sliders,
+stops & contact* (slots, prismatic joints, ground sliders, latches, angle stops, floors), *Loads*
 (constant loads, and actuators whose value follows a law of time) and *Model & files* in an
 accordion. Every control calls the model's public API; the model validates every edit and
 is unchanged when it refuses one, and the editor shows why next to the field concerned.
@@ -30,14 +31,16 @@ from .sections import (
     JointsSection,
     LoadsSection,
     ModelSection,
+    SlidersSection,
     SpringsSection,
     SupportsSection,
     Toolbar,
 )
 from .sections.base import title
 
-SECTIONS = ("bars", "joints", "supports", "springs", "forces", "model")
-_TITLES = ("Bars", "Joints", "Supports", "Springs & dampers", "Loads", "Model & files")
+SECTIONS = ("bars", "joints", "supports", "springs", "sliders", "forces", "model")
+_TITLES = ("Bars", "Joints", "Supports", "Springs & dampers", "Sliders, stops & contact", "Loads",
+           "Model & files")
 
 
 class ModelEditor(widgets.VBox):
@@ -58,16 +61,17 @@ class ModelEditor(widgets.VBox):
         Where a new bar goes (a trait; the Studio links it to the view's centre).
     toolbar : Toolbar
         Undo, redo, new model, examples; ``toolbar.history`` holds the undo stack.
-    bars, joints, supports, springs, loads, actuators, model_section, files : Section
+    bars, joints, supports, springs, sliders, loads, actuators, model_section, files : Section
         The sections (``actuators`` is shown in *Loads*, below the constant loads).
     messages : dict of str to Message
         The message line of each section: ``"bars"``, ``"joints"``, ``"supports"``,
-        ``"springs"``, ``"forces"``, ``"actuators"``, ``"model"``, ``"files"``,
+        ``"springs"``, ``"sliders"``, ``"forces"``, ``"actuators"``, ``"model"``, ``"files"``,
         ``"toolbar"``.
     summary : ipywidgets.HTML
         The counts line, e.g. "3 bars · 2 joints · …".
     sections : ipywidgets.Accordion
-        The sections, titled Bars, Joints, Supports, Springs & dampers, Loads, Model & files.
+        The sections, titled Bars, Joints, Supports, Springs & dampers, Sliders, stops &
+        contact, Loads, Model & files.
 
     Notes
     -----
@@ -88,7 +92,10 @@ class ModelEditor(widgets.VBox):
     ``actuator_bar``, ``actuator_s``, ``actuator_frame``, ``actuator_reaction``,
     ``actuator_offset``, ``actuator_amplitude``, ``actuator_omega``, ``actuator_phase``
     (degrees), ``actuator_direction`` (degrees), ``add_actuator_button``,
-    ``delete_actuator_button``; ``g``, ``assemble_button``; ``path`` (the file name),
+    ``delete_actuator_button``; ``slider_select``, ``slider_kind``, ``slider_bar_a``,
+    ``slider_bar_b``, ``add_slider_button``, ``delete_slider_button`` (the other fields of
+    *Sliders, stops & contact* are attributes of ``sliders``); ``g``, ``assemble_button``;
+    ``path`` (the file name),
     ``folder``, ``save_button``, ``load_button``, ``upload``; ``undo_button``,
     ``redo_button``, ``new_button``. Number fields are :class:`~quivira_widgets._fields.
     NumberField`: set ``.value`` to a number, or type into ``.text.value``.
@@ -106,16 +113,18 @@ class ModelEditor(widgets.VBox):
         self.joints = JointsSection(model)
         self.supports = SupportsSection(model)
         self.springs = SpringsSection(model)
+        self.sliders = SlidersSection(model)
         self.loads = LoadsSection(model)
         self.actuators = ActuatorsSection(model)
         self.model_section = ModelSection(model)
         self.files = FilesSection(model, self.workdir)
         self._sections = (self.toolbar, self.bars, self.joints, self.supports, self.springs,
-                          self.loads, self.actuators, self.model_section, self.files)
+                          self.sliders, self.loads, self.actuators, self.model_section, self.files)
         self._links = [traitlets.dlink((self, "model"), (s, "model")) for s in self._sections]
         self._links.append(traitlets.dlink((self, "center"), (self.bars, "center")))
         self.messages = {"bars": self.bars.message, "joints": self.joints.message,
                          "supports": self.supports.message, "springs": self.springs.message,
+                         "sliders": self.sliders.message,
                          "forces": self.loads.message, "actuators": self.actuators.message,
                          "model": self.model_section.message, "files": self.files.message,
                          "toolbar": self.toolbar.message}
@@ -126,8 +135,8 @@ class ModelEditor(widgets.VBox):
                                   title("Actuators — forces and torques with a law of time"),
                                   self.actuators])
         self.sections = widgets.Accordion(
-            children=[self.bars, self.joints, self.supports, self.springs, loads_box,
-                      files_box],
+            children=[self.bars, self.joints, self.supports, self.springs, self.sliders,
+                      loads_box, files_box],
             titles=_TITLES, selected_index=0)
         self.children = [style_widget(), self.summary, self.toolbar, self.sections]
         self.add_class("quivira-editor")
@@ -172,6 +181,10 @@ class ModelEditor(widgets.VBox):
         self.actuator_direction = a.direction
         self.add_actuator_button, self.delete_actuator_button = (a.add_button,
                                                                  a.delete_button)
+        sl = self.sliders
+        self.slider_select, self.slider_kind = sl.select, sl.kind
+        self.slider_bar_a, self.slider_bar_b = sl.bar_a, sl.bar_b
+        self.add_slider_button, self.delete_slider_button = sl.add_button, sl.delete_button
         self.g, self.assemble_button = self.model_section.g, self.model_section.assemble_button
         self.details = self.model_section.details
         self.path, self.folder = self.files.name, self.files.folder
@@ -201,6 +214,11 @@ class ModelEditor(widgets.VBox):
     def add_spring(self) -> str | None:
         """Add a spring-damper or torsional spring from the fields; its name or None."""
         return self.springs.add()
+
+    def add_slider(self) -> str | None:
+        """Add a slot, prismatic joint, ground slider, latch, stop or contact from the fields
+        of *Sliders, stops & contact*; its name or None."""
+        return self.sliders.add()
 
     def add_actuator(self) -> str | None:
         """Add a force or torque actuator from the fields; its name or None."""
@@ -238,8 +256,8 @@ class ModelEditor(widgets.VBox):
         self.model.unobserve(self._on_model_change)
         self.model = model
         model.observe(self._on_model_change)
-        for s in (self.bars, self.joints, self.supports, self.springs, self.loads,
-                  self.actuators):
+        for s in (self.bars, self.joints, self.supports, self.springs, self.sliders,
+                  self.loads, self.actuators):
             with s.syncing():
                 s.select.options = [(f"+ new {s.noun}", -1)]
                 s.select.value = -1

@@ -9,6 +9,12 @@ frames, :mod:`quivira_widgets._specs`), and runs get a wall-time budget where th
 one; a run stopped early (singular pose, budget, "interrupt kernel") keeps its motion up to
 then and marks the stop on the timeline.
 
+Events of the run (latches locking, impacts on stops and floors, contacts resting and
+releasing, user events; ``trajectory.events``) are marked on the timeline under the slider
+(orange: switches and impacts) and as dashed lines in the time plots, and listed in the event
+log below the timeline: t, element, what, kinetic energy lost (greyed once the frame shown has
+passed them).
+
 State is in traits: ``trajectory``, ``frame`` (linked to the slider), ``selection`` (a
 constraint row, highlighted in the plot) and ``speed``. Playing needs no Python loop: the
 ``Play`` widget drives the slider in the browser (``jslink``) every ``interval`` ms by ``step``
@@ -43,7 +49,15 @@ from ._files import DownloadLink, WorkFolder
 from ._guard import report
 from ._ledgerplots import LedgerPlots, element_series
 from ._messages import Message
-from ._playback import SPEEDS, events_of, play_timing, timeline_html
+from ._playback import (
+    SPEEDS,
+    event_records,
+    events_of,
+    log_html,
+    log_rows,
+    play_timing,
+    timeline_html,
+)
 from ._theme import style_widget
 from ._timeplots import TimePlots, force_series
 from ._widgets import close_tree
@@ -117,7 +131,12 @@ class MotionPlayer(widgets.VBox):
     timeline : ipywidgets.HTML
         Event markers under the slider.
     events : list of (float, str)
-        The events of the motion shown.
+        The events of the motion shown (and where it stopped early), as marked.
+    event_rows : list of tuple
+        The event log's rows ``(t, element, what, kinetic energy lost in J or None)``, one per
+        entry of ``trajectory.events``.
+    event_log : ipywidgets.HTML
+        The event log (a table; empty without events).
     """
 
     model = traitlets.Instance(BarJointModel)
@@ -140,6 +159,8 @@ class MotionPlayer(widgets.VBox):
         self.run_info: dict = {}
         self.n_runs = 0
         self.events: list[tuple[float, str]] = []
+        self.event_rows: list[tuple] = []
+        self._log_past = -1
         self._has_run = False
         self._busy = False
         self._build_controls(t_end, n_frames, auto)
@@ -217,6 +238,8 @@ class MotionPlayer(widgets.VBox):
         self.timeline = widgets.HTML("", layout=widgets.Layout(width="260px",
                                                                margin="0 0 0 52px"))
         self.timeline.add_class("quivira-timeline")
+        self.event_log = widgets.HTML("", layout=widgets.Layout(max_width="100%"))
+        self.event_log.add_class("quivira-event-log-box")
         self.keys_hint = widgets.HTML('<span class="quivira-hint">click the view, then Space '
                                       "plays/pauses, ← → step</span>")
         self.plot_kind = widgets.ToggleButtons(options=[("multipliers λ", "lambda"),
@@ -271,6 +294,7 @@ class MotionPlayer(widgets.VBox):
             widgets.HBox([self.play, self.slider, self.time_label, self.speed_control],
                          layout=wrap),
             widgets.HBox([self.timeline, self.keys_hint], layout=wrap),
+            self.event_log,
             widgets.HBox([self.plot_kind, self.rows], layout=wrap),
             self.pane.widget,
             widgets.HBox([self.ledger_title, self.element_rows], layout=wrap),
@@ -373,6 +397,8 @@ class MotionPlayer(widgets.VBox):
         self.run_info = {"compile_s": t_comp - t_start, "integrate_s": t_sim - t_comp,
                          "reused": reused, "stopped": stopped, "n_points": traj.n_points}
         self.events = events_of(traj, stopped)
+        self.event_rows = log_rows(event_records(traj))
+        self._log_past = -1
         with self.pane.hold(), self.ledger.pane.hold(), self.view.pane.hold():
             self._set_trajectory(traj)
         t_draw = time.perf_counter()
@@ -407,6 +433,7 @@ class MotionPlayer(widgets.VBox):
         if "violate" in text:
             hint = " — use Assemble (Model & files) to close the joints"
         self.events = []
+        self.event_rows = []
         self._clear_motion()
         self.status.error(f"cannot simulate: {text}{hint}")
         self.run_revision = self.model.revision
@@ -417,6 +444,8 @@ class MotionPlayer(widgets.VBox):
         self._set_slider_range(0)
         self.time_label.value = "t = –"
         self.timeline.value = ""
+        self.event_log.value = ""
+        self._log_past = -1
 
     def _set_slider_range(self, last: int) -> None:
         keep = min(self.slider.value, last)
@@ -459,6 +488,16 @@ class MotionPlayer(widgets.VBox):
         self.plots.set_time(t)
         self.ledger.set_time(t)
         self.time_label.value = f"t = {t:.3f} s"
+        self._show_log(t)
+
+    def _show_log(self, t: float) -> None:
+        """The event log, its rows up to ``t`` greyed (redrawn only when that count
+        changes)."""
+        past = sum(1 for row in self.event_rows if row[0] <= t + 1e-12)
+        if past == self._log_past and (self.event_log.value or not self.event_rows):
+            return
+        self._log_past = past
+        self.event_log.value = log_html(self.event_rows, t)
 
     def _on_selection(self, change) -> None:
         self.plots.set_highlight(change["new"])
@@ -581,6 +620,7 @@ class MotionPlayer(widgets.VBox):
                 self.simulate()
             else:
                 self.events = []
+                self.event_rows = []
                 self._clear_motion()
                 self.progress.value = 0
                 self.status.info("the model changed — press Simulate")
@@ -680,6 +720,7 @@ class MotionPlayer(widgets.VBox):
             self.view.set_model(model)
         self._has_run = False
         self.events = []
+        self.event_rows = []
         self._clear_motion()
         self.progress.value = 0
         self.status.info("press Simulate to compute the motion")

@@ -17,7 +17,10 @@ proportional to the force, the largest drawn at a quarter of the model size) and
 purple arc, counter-clockwise for a positive torque; the selected constraint force a green
 arrow with its magnitude in newtons. Springs are zigzags, dampers pistons, torsional springs
 coils at their joint, actuators orange arrows and arcs, all moving with the motion (see
-:mod:`quivira_widgets._forcelayer`).
+:mod:`quivira_widgets._forcelayer`). Slots are grooves along their guide bar, prismatic joints
+and ground sliders sleeves (on a hatched rail), angle stops red wedges at their hinge, latches
+a dashed ray at the latch angle that turns solid orange with a lock once latched during the
+motion, contacts a hatched floor (or wall) line (see :mod:`quivira_widgets._switchlayer`).
 """
 
 from __future__ import annotations
@@ -46,6 +49,7 @@ from ._figure import FigurePane
 from ._forcelayer import ForceLayer
 from ._guard import report
 from ._messages import Message
+from ._switchlayer import SwitchLayer
 from ._theme import style_widget
 from ._widgets import close_tree
 
@@ -161,6 +165,9 @@ class ModelView(widgets.VBox):
         Springs, dampers, torsional springs and actuators: ``spring_line``,
         ``damper_line``, ``coil_line``, ``arrows``, ``arc_line``, and ``spring_ends`` (the
         ends of every spring-damper as drawn now).
+    switch_layer : SwitchLayer
+        Slots, prismatic joints, ground sliders, stops, latches and floors (``slot_lines``,
+        ``guide_lines``, ``stop_rays``, ``latch_rays``, ``latched``, ``floor_lines``).
     q : numpy.ndarray
         The coordinates drawn now.
     source : str
@@ -265,6 +272,7 @@ class ModelView(widgets.VBox):
                                          zorder=5, alpha=0.9)
         ax.add_collection(self.mode_lines)
         self.force_layer = ForceLayer(ax, self.pane)
+        self.switch_layer = SwitchLayer(ax, self.pane)
         # the corner note ("initial pose", "t = 0.125 s") as outlines: cheaper per frame than
         # a Text artist, and the outlines of each string are cached
         self.info_text = PathCollection([_label_path(" ", align="left")], sizes=[9.5 ** 2],
@@ -343,6 +351,7 @@ class ModelView(widgets.VBox):
         self._snap = geo.snapshot(self.model)
         snap = self._snap
         self.force_layer.refresh(self.model, snap)
+        self.switch_layer.refresh(self.model, snap)
         n = snap.n_bars
         if self._auto_indices:
             self._set_toggle(n <= AUTO_INDEX_LIMIT)
@@ -624,6 +633,7 @@ class ModelView(widgets.VBox):
         moving = tr if (self.source == "state" and tr is not None
                         and tr.q.shape[1] == 3 * snap.n_bars) else None
         elements = self.force_layer.draw(q, snap, size, moving, self.time)
+        switching = self.switch_layer.draw(q, snap, size, moving, self.time)
         if self.bar_labels is not None or self.joint_labels is not None:
             self._place_labels(ends, g["joints"], size)
         reaction = None
@@ -645,7 +655,7 @@ class ModelView(widgets.VBox):
         if info != self.info:
             self.info = info
             self.info_text.set_paths([_label_path(info, align="left")])
-        pts = [ends.reshape(-1, 2), sup, tips, elements]
+        pts = [ends.reshape(-1, 2), sup, tips, elements, switching]
         if reaction is not None:
             pts.append(np.array([reaction[1], reaction[1] + reaction[2] * self._arrow_scale]))
         if self._mode is not None:

@@ -1,7 +1,8 @@
 """The sections of :class:`quivira_widgets.ModelEditor`, one class each.
 
 * :class:`BarsSection`, :class:`JointsSection`, :class:`SupportsSection`,
-  :class:`SpringsSection`, :class:`LoadsSection`, :class:`ActuatorsSection` — lists of items
+  :class:`SpringsSection`, :class:`SlidersSection` (slots, prismatic joints, ground sliders,
+  latches, angle stops, contacts), :class:`LoadsSection`, :class:`ActuatorsSection` — lists of items
   with a "+ new …" template, Add and Delete;
 * :class:`ModelSection` — gravity, *Assemble*, the model's summary;
 * :class:`FilesSection` — working folder, save, load, upload, download;
@@ -18,10 +19,11 @@ from .files import FilesSection
 from .joints import JointsSection
 from .loads import LoadsSection
 from .model import ModelSection
+from .sliders import SlidersSection
 from .springs import SpringsSection
 from .supports import SupportsSection
 from .toolbar import Toolbar
 
 __all__ = ["NEW", "ActuatorsSection", "BarsSection", "FilesSection", "ItemSection",
-           "JointsSection", "LoadsSection", "ModelSection", "Section", "SpringsSection",
-           "SupportsSection", "Toolbar"]
+           "JointsSection", "LoadsSection", "ModelSection", "Section", "SlidersSection",
+           "SpringsSection", "SupportsSection", "Toolbar"]
