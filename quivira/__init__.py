@@ -69,3 +69,7 @@ __all__ += ["LagrangeForms", "lagrange_forms"]
 from .system_simulation import simulate_system  # noqa: E402
 
 __all__ += ["simulate_system"]
+
+from .sweeps import grid, sweep  # noqa: E402
+
+__all__ += ["grid", "sweep"]

@@ -1,0 +1,275 @@
+"""``quivira.sweep``: many variants of a model, in heyoka batch mode across threads or workers."""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Any
+
+import numpy as np
+
+from ..model.simulator import (
+    DEFAULT_MAX_STEPS,
+    DEFAULT_MAX_WALL_S,
+    _check_count,
+    _check_purpose,
+    _check_threshold,
+    _check_tol,
+)
+from ..model.symbolic import coordinate_names, topology_key
+from ..model.validation import check_flag, check_positive
+from .batch import Preparer, batch_size
+from .distributed import execute
+from .results import SweepResult
+from .values import check_keys, parse_values
+
+#: the outputs a sweep can return (all by default)
+OUTPUTS = ("trajectory", "final_state", "max_abs_lambda", "energy_error", "events")
+
+
+def sweep(model, values: Any, t_end: float, *, n_points: int = 201,
+          outputs: tuple[str, ...] | list[str] = OUTPUTS, executor: Any = None,
+          workers: int | None = None, block_size: int | None = None, tol: float | None = None,
+          purpose: str = "long", singular: str = "pass", singular_threshold: float = 1e-8,
+          max_steps: int = DEFAULT_MAX_STEPS, max_wall_s: float = DEFAULT_MAX_WALL_S,
+          batch: bool = True, progress: bool = True,
+          heyoka_cache_dir: str | None = None) -> SweepResult:
+    """Simulate many variants of a model over ``[0, t_end]``: what ``model.simulate`` gives
+    for each, at the cost of one compile per topology.
+
+    Each variant integrates the constrained Lagrangian equations of its model,
+
+    .. math:: M\\ddot q = f(q, \\dot q, t; p) + J^T\\lambda,\\qquad
+              W\\lambda = -(J\\ddot q_a + \\dot J\\dot q) - 2\\alpha J\\dot q - \\alpha^2 F,
+              \\qquad W = J M^{-1} J^T,
+
+    with its own runtime parameters :math:`p` (masses, lengths, g, spring constants, named
+    parameters, ...) and initial state. Variants of one topology run in the lanes of a heyoka
+    batch integrator (``hy.taylor_adaptive_batch``, ``hy.recommended_simd_size()`` lanes,
+    each with its own :math:`p` and state), blocks of them in parallel threads or on the
+    workers of ``executor``.
+
+    Parameters
+    ----------
+    model : bar_joint_model
+        The model; it is not changed (variants are applied to copies).
+    values : mapping, list of dict or Grid
+        ``{key: array}`` (one value per variant, arrays of equal length), a list of
+        ``{key: value}`` dicts, or :func:`quivira.grid` (all combinations). Keys: ``"g"``,
+        ``"bar3.mass"``, ``"bar3.length"``, initial state ``"bar3.theta"`` (``.x``, ``.y``,
+        ``.vx``, ``.vy``, ``.omega``), ``"support1.x"``, ``"force0.fy"``, ``"<spring>.k"``,
+        ``"<parameter>"``, ``"stabilization"``, and ``"model"`` (a model per variant; see
+        :mod:`quivira.sweeps.values`). Swept initial positions are held and the rest of the
+        pose is reassembled (least move of the other coordinates).
+    t_end : float
+        Final time (s), > 0.
+    n_points : int
+        Output times per variant, evenly spaced including 0 and ``t_end``.
+    outputs : sequence of str
+        Any of ``"trajectory"`` (q and q̇ at the output times), ``"final_state"``,
+        ``"max_abs_lambda"`` (max over the output times of :math:`|\\lambda_k|` per row),
+        ``"energy_error"``, ``"events"``; all by default.
+    executor : concurrent.futures.Executor, optional
+        Where the blocks run, e.g. ``dask.distributed.Client(...).get_executor()``; each
+        task ships ``model.to_dict()`` and a block of values. Default: threads here.
+    workers : int, optional
+        Threads when ``executor`` is None (default: the number of CPUs).
+    block_size : int, optional
+        Variants per task (default: 4 batches of lanes; 16 with an executor).
+    tol, purpose, singular, singular_threshold, max_steps, max_wall_s
+        As :meth:`~quivira.bar_joint_model.simulate`, per variant (``purpose`` defaults to
+        ``"long"``: code compiled for speed of running).
+    batch : bool
+        False runs every variant in the scalar simulator (for comparison).
+    progress : bool
+        Show a progress bar (tqdm, notebook-aware) of variants done, with an ETA.
+    heyoka_cache_dir : str, optional
+        Directory of heyoka's on-disk cache of compiled code on each worker.
+
+    Returns
+    -------
+    SweepResult
+        Per variant: status (``ok`` / ``singular`` at t / ``diverged`` at t / ``budget`` /
+        ``error`` / ``cancelled``), final state, trajectory, max |λ|, energy error, events;
+        ``to_xarray()`` and ``to_pandas()``. One failing variant never stops the sweep.
+        Ctrl-C (interrupt kernel) stops cleanly: the variants finished are returned, the
+        others have status ``"cancelled"`` and ``attrs["interrupted"]`` is True (batch lanes
+        stop between integrator steps, scalar-simulator variants between variants, blocks on
+        an executor's workers when they finish: those not started are cancelled).
+
+    Raises
+    ------
+    TypeError, ValueError
+        Bad arguments, unknown keys (the valid keys are named), arrays of different
+        lengths, values a setter refuses, or variants whose constraints cannot be met;
+        before anything is integrated, and the model is left unchanged.
+
+    Notes
+    -----
+    Models with element events (latches, angle stops, contacts, user events) run in the
+    scalar simulator, in threads: their event actions (impulses, switches) are the scalar
+    simulator's. So do single variants that meet a singular pose, a non-finite state or the
+    step budget in batch mode, start from a symmetric state, or have redundant constraint
+    rows; ``result.scalar`` and ``result.attrs["fallback"]`` say which and why.
+    """
+    from ..model.core import bar_joint_model
+
+    if not isinstance(model, bar_joint_model):
+        raise TypeError(f"sweep: model must be a quivira bar_joint_model, got "
+                        f"{type(model).__name__}")
+    t_end = check_positive(t_end, "t_end")
+    n_points = _check_count(n_points, "n_points", 2)
+    tol = None if tol is None else _check_tol(tol)
+    purpose = _check_purpose(purpose)
+    singular_threshold = _check_threshold(singular_threshold)
+    if not isinstance(singular, str) or singular not in ("pass", "stop"):
+        raise ValueError(f"singular must be 'pass' or 'stop', got {singular!r}")
+    max_steps = _check_count(max_steps, "max_steps", 1)
+    max_wall_s = check_positive(max_wall_s, "max_wall_s")
+    batch = check_flag(batch, "batch")
+    progress = check_flag(progress, "progress")
+    if isinstance(outputs, str) or not isinstance(outputs, (list, tuple)):
+        raise TypeError(f"outputs must be a list of names from {OUTPUTS}, got {outputs!r}")
+    bad = [o for o in outputs if o not in OUTPUTS]
+    if bad:
+        raise ValueError(f"outputs: unknown {bad}; choose from {OUTPUTS}")
+    if executor is not None and not callable(getattr(executor, "submit", None)):
+        raise TypeError("executor must be a concurrent.futures.Executor (with .submit), e.g. "
+                        f"dask.distributed.Client.get_executor(), got {type(executor).__name__}")
+    if workers is None:
+        workers = os.cpu_count() or 1
+    workers = _check_count(workers, "workers", 1)
+    lanes = batch_size()
+    if block_size is None:
+        block_size = lanes * (4 if executor is None else 16)
+    block_size = _check_count(block_size, "block_size", 1)
+    if heyoka_cache_dir is not None and not isinstance(heyoka_cache_dir, (str, os.PathLike)):
+        raise TypeError(f"heyoka_cache_dir must be a path, got {heyoka_cache_dir!r}")
+
+    keys, table, n_var = parse_values(values)
+    t_start = time.perf_counter()
+    # the model of every variant; variants are grouped by model, models by topology
+    if "model" in table:
+        models = table["model"]
+        for i, m in enumerate(models):
+            if not isinstance(m, bar_joint_model):
+                raise TypeError(f"values: 'model' of variant {i} must be a bar_joint_model, "
+                                f"got {type(m).__name__}")
+    else:
+        models = [model] * n_var
+    distinct: list = []
+    model_index = np.empty(n_var, dtype=int)
+    for i, m in enumerate(models):
+        for j, d in enumerate(distinct):
+            if d is m:
+                model_index[i] = j
+                break
+        else:
+            distinct.append(m)
+            model_index[i] = len(distinct) - 1
+    for m in distinct:
+        if not m.n_bars:
+            raise ValueError("sweep: the model has no bars; add a bar first")
+        if m.n_coordinates != 3 * m.n_bars:
+            raise ValueError("sweep: models with particles (2 coordinates) are not supported "
+                             "yet; use bars or rigid bodies, or model.simulate in a loop")
+        check_keys(m, keys)
+
+    common = {"t_end": t_end, "n_points": n_points, "tol": tol, "purpose": purpose,
+              "singular": singular, "singular_threshold": singular_threshold,
+              "max_steps": max_steps, "max_wall_s": max_wall_s, "outputs": tuple(outputs),
+              "batch_size": lanes, "scalar": not batch,
+              "heyoka_cache_dir": None if heyoka_cache_dir is None else str(heyoka_cache_dir)}
+    tasks = []
+    groups = []
+    topologies: dict = {}
+    for j, m in enumerate(distinct):
+        idx = np.nonzero(model_index == j)[0]
+        settings = {**common, "tolerance": m.tolerance, "solver": m.solver}
+        model_dict = m.to_dict()
+        key = (topology_key(m._data), tol, purpose, m.solver, lanes, not batch)
+        topologies.setdefault(key, len(topologies))
+        rows = [{k: table[k][i] for k in keys if k != "model"} for i in idx]
+        prep = Preparer(model_dict, keys, settings, model=bar_joint_model.from_dict(model_dict),
+                        key=key)
+        prepared = prep.prepare(rows, [int(i) for i in idx])
+        groups.append((m, idx, prep))
+        for c in range(0, len(idx), block_size):
+            sl = slice(c, c + block_size)
+            tasks.append((model_dict, {
+                "indices": [int(i) for i in idx[sl]], "rows": rows[sl],
+                "keys": [k for k in keys if k != "model"],
+                "base": prepared.base[sl], "state0": prepared.state0[sl],
+                "scalar": prepared.scalar[sl], "key": key, "settings": settings}))
+    t_prepared = time.perf_counter()
+    results, interrupted = execute(tasks, executor, workers, progress)
+    wall = time.perf_counter() - t_start
+
+    # ---------------------------------------------------------------- collect
+    n_max = max(3 * m.n_bars for m in distinct)
+    q_names, qd_names = coordinate_names(n_max // 3)
+    labels: list[str] = []
+    group_labels = {}
+    for j, m in enumerate(distinct):
+        group_labels[j] = list(m.constraint_labels)
+        for lab in group_labels[j]:
+            if lab not in labels:
+                labels.append(lab)
+    t = np.linspace(0.0, t_end, n_points)
+    want_traj = "trajectory" in outputs
+    q = np.full((n_var, n_points, n_max), np.nan) if want_traj else None
+    qd = np.full((n_var, n_points, n_max), np.nan) if want_traj else None
+    final = np.full((n_var, 2 * n_max), np.nan)
+    lam = np.full((n_var, len(labels)), np.nan)
+    energy = np.full(n_var, np.nan)
+    status = np.array(["cancelled"] * n_var, dtype=object)
+    t_status = np.full(n_var, np.nan)
+    message = np.array(["not run: the sweep was interrupted"] * n_var, dtype=object)
+    events: list = [[] for _ in range(n_var)]
+    scalar: list = [None] * n_var
+    compile_s = 0.0
+    for r in results:
+        compile_s = max(compile_s, float(r.get("compile_s", 0.0)))
+        for j, i in enumerate(r["indices"]):
+            g = model_index[i]
+            n = 3 * distinct[g].n_bars
+            s = r["states"][j]
+            if want_traj:
+                q[i, :, :n] = s[:, :n]
+                qd[i, :, :n] = s[:, n:2 * n]
+            final[i, :n] = s[-1, :n]
+            final[i, n_max:n_max + n] = s[-1, n:2 * n]
+            cols = [labels.index(lab) for lab in group_labels[g]]
+            lam[i, cols] = r["max_abs_lambda"][j]
+            energy[i] = r["energy_error"][j]
+            status[i] = r["status"][j]
+            t_status[i] = r["t_status"][j]
+            message[i] = r["message"][j]
+            events[i] = r["events"][j]
+            scalar[i] = r["scalar"][j]
+    if "max_abs_lambda" not in outputs:
+        lam[:] = np.nan
+    reasons: dict = {}
+    for s in scalar:
+        if s is not None:
+            reasons[s] = reasons.get(s, 0) + 1
+    fallback = "; ".join(f"{v} variant(s) in the scalar simulator: {k}"
+                         for k, v in reasons.items()) or "none"
+    out_values = {k: (model_index.copy() if k == "model" else np.asarray(table[k]))
+                  for k in keys}
+    done = int(np.sum(status != "cancelled"))
+    attrs = {"n_variants": n_var, "t_end": t_end, "n_points": n_points,
+             "batch_size": lanes, "workers": workers if executor is None else -1,
+             "executor": "threads" if executor is None else type(executor).__name__,
+             "block_size": block_size, "n_tasks": len(tasks), "n_topologies": len(topologies),
+             "purpose": purpose, "tol": -1.0 if tol is None else tol, "singular": singular,
+             "prepare_s": t_prepared - t_start, "compile_s": compile_s, "wall_s": wall,
+             "variants_per_s": done / wall if wall > 0 else float("nan"),
+             "fallback": fallback, "interrupted": bool(interrupted),
+             "models": "; ".join(repr(m) for m in distinct)}
+    return SweepResult(
+        keys=list(keys), values=out_values, t=t, coordinate_names=q_names,
+        velocity_names=qd_names, constraint_labels=labels, q=q, qd=qd, final_state=final,
+        max_abs_lambda=lam, energy_error=energy, status=status.astype(str),
+        t_status=t_status, message=message.astype(str), events=events, scalar=scalar,
+        attrs=attrs)
