@@ -66,6 +66,10 @@ from .forms import LagrangeForms, lagrange_forms  # noqa: E402
 
 __all__ += ["LagrangeForms", "lagrange_forms"]
 
+from .sensitivity import Normal, Uniform, optimize, sensitivities  # noqa: E402
+
+__all__ += ["Normal", "Uniform", "optimize", "sensitivities"]
+
 from .system_simulation import simulate_system  # noqa: E402
 
 __all__ += ["simulate_system"]

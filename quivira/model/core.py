@@ -2347,5 +2347,24 @@ class bar_joint_model:  # noqa: N801 - API name
         return internal_forces(data, cs, pars, np.asarray(t, dtype=float), q, qd, acc, lam,
                                sec, bars)
 
+    # --- sensitivities (issue 23) ---
+    def sensitivities(self, t_end: float, wrt: str | Sequence[str], order: int = 1,
+                      outputs: str | Sequence[str] = ("state", "energy"),
+                      n_points: int = 201, *, tol: float | None = None,
+                      at: Any = None) -> Sensitivities:  # noqa: F821 - imported on use
+        """Derivatives of the motion and its outputs with respect to model data, up to
+        ``order``, from heyoka's variational equations
+        :math:`\\tfrac{d}{dt}∂^α x = ∂^α f(x, w)` of the (stabilized) equations of motion.
+
+        See :func:`quivira.sensitivity.sensitivities` for the parameters (``wrt`` names such
+        as ``"g"``, ``"bar 1 · mass"``, ``"torsional spring 0 · k"``, ``"th0"``), the
+        treatment of the constraints and of terminal events; returns a
+        :class:`~quivira.sensitivity.Sensitivities` (labelled arrays, ``taylor_map``,
+        ``propagate``). The model is not changed.
+        """
+        from ..sensitivity import sensitivities
+
+        return sensitivities(self, t_end, wrt, order, outputs, n_points, tol=tol, at=at)
+
 
 BarJointModel = bar_joint_model

@@ -1,0 +1,234 @@
+"""What a sensitivity can be taken with respect to, and how it enters the equations.
+
+A *differentiation variable* ``w_j`` is one of
+
+* ``"g"``: the acceleration of gravity;
+* ``"bar i · mass"``, ``"bar i · length"``: a bar's data;
+* a leaf runtime parameter of an element, ``"<element> · <name>"`` (e.g.
+  ``"torsional spring 0 · k"``, ``"force 1 · fy"``, ``"support 0 · x"``), or a named
+  parameter by its name (``"A"`` of ``model.add_parameter("A", ...)``);
+* an initial-state entry by its variable name: ``"x0"``, ``"y0"``, ``"th0"`` (coordinates of
+  bar 0's centre and its angle), ``"vx0"``, ``"vy0"``, ``"om0"`` (velocities), ...
+
+**Physical parameters, not the compiled ones.** The compiled equations use runtime
+parameters derived from the data (``1/m``, ``m g``, ``12/(m L²)``, ``s L`` of every point on
+a bar, and products of those). A derivative with respect to a bar's mass must see all of them.
+Instead of the chain rule (which at order ``k`` needs all mixed derivatives of the derived
+parameters), the derived parameters are *substituted* by their formulas in the physical ones
+(:func:`substitution`): ``hy.par[inv_mass] → 1/hy.par[mass]``, ``hy.par[weight] →
+hy.par[mass]·hy.par[g]``, ``hy.par[sL] → s·hy.par[L]`` with a new runtime parameter for the
+length. Then every physical parameter is a single ``hy.par`` entry and heyoka's
+``var_ode_sys`` differentiates to any order directly. Parameters that are not selected keep
+their (numeric) derived entries, so the substituted system costs little more than the
+original one.
+
+Initial-state entries are appended as runtime parameters that the ODE does not contain; they
+act through the initial values of the variational equations (see :mod:`.engine`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import heyoka as hy
+import numpy as np
+
+from ..model.data import Bar, ModelData
+from ..model.elements import Parameter
+from ..model.symbolic import coordinate_names, parameter_layout
+
+#: element parameter names that are never differentiation variables (switches)
+_NOT_DIFFERENTIABLE = {"active"}
+#: bar parameters, by their formula in (m, L, g)
+_BAR_FORMULAS = {
+    "inv_mass": lambda m, L, g: 1.0 / m,
+    "inv_inertia": lambda m, L, g: 12.0 / (m * L * L),
+    "weight": lambda m, L, g: m * g,
+    "minus_weight": lambda m, L, g: -(m * g),
+    "mass": lambda m, L, g: m,
+    "inertia": lambda m, L, g: m * L * L / 12.0,
+}
+
+
+@dataclass(frozen=True)
+class Variable:
+    """One differentiation variable.
+
+    Attributes
+    ----------
+    name : str
+        Its user-facing name.
+    kind : str
+        ``"g"``, ``"mass"``, ``"length"``, ``"leaf"`` (an element parameter used as is) or
+        ``"state"`` (an initial-state entry).
+    index : int
+        The bar (mass, length), the base parameter index (g, leaf) or the state index.
+    value : float
+        Its value in the model's current data.
+    """
+
+    name: str
+    kind: str
+    index: int
+    value: float
+
+
+class _SymbolicBar:
+    """A bar whose length may be an expression (to read the elements' formulas)."""
+
+    def __init__(self, bar: Bar, length) -> None:
+        self.length = length
+        self.mass = bar.mass
+        self.pose = bar.pose
+        self.velocity = bar.velocity
+
+
+def _leaf_parameters(data: ModelData) -> list[tuple[str, int, float]]:
+    """``(name, base index, value)`` of every element parameter that does not depend on bar
+    data (detected by reading the element's parameters with symbolic lengths)."""
+    layout = parameter_layout(data)
+    index = {key: k for k, (key, _) in enumerate(layout)}
+    probe = [_SymbolicBar(b, hy.expression(f"quivira_L{i}")) for i, b in enumerate(data.bars)]
+    out = []
+    for kind, pos, el in data.items():
+        for name, value in el.parameters(probe):
+            if isinstance(value, hy.expression) or name[-1] in _NOT_DIFFERENTIABLE:
+                continue
+            if kind is Parameter:
+                label = el.name
+            else:
+                label = f"{el.label_prefix(pos)} · {'/'.join(str(p) for p in name)}"
+            out.append((label, index[(kind.kind, pos, *name)], float(value)))
+    return out
+
+
+def available(data: ModelData) -> list[Variable]:
+    """Every differentiation variable of the model, in a fixed order (see module docstring)."""
+    layout = parameter_layout(data)
+    out = [Variable("g", "g", 0, float(data.g))]
+    assert layout[0][0] == ("g",)
+    for i, b in enumerate(data.bars):
+        out.append(Variable(f"bar {i} · mass", "mass", i, float(b.mass)))
+        out.append(Variable(f"bar {i} · length", "length", i, float(b.length)))
+    out += [Variable(name, "leaf", k, v) for name, k, v in _leaf_parameters(data)]
+    q_names, qd_names = coordinate_names(len(data.bars))
+    state = []
+    for b in data.bars:
+        state += list(b.pose or (0.0, 0.0, 0.0))
+    for b in data.bars:
+        state += list(b.velocity)
+    out += [Variable(nm, "state", k, float(state[k])) for k, nm in enumerate(q_names + qd_names)]
+    return out
+
+
+def resolve(data: ModelData, wrt) -> list[Variable]:
+    """The variables named in ``wrt`` (a name or a sequence of distinct names).
+
+    Raises
+    ------
+    TypeError
+        ``wrt`` is not a string or a sequence of strings.
+    ValueError
+        An unknown or repeated name (the message lists the valid names), or an empty list.
+    """
+    if isinstance(wrt, str):
+        wrt = [wrt]
+    try:
+        names = list(wrt)
+    except TypeError:
+        raise TypeError(f"wrt must be a name or a list of names, got {wrt!r}") from None
+    if not names:
+        raise ValueError("wrt: give at least one name to differentiate with respect to")
+    by_name = {v.name: v for v in available(data)}
+    out = []
+    for nm in names:
+        if not isinstance(nm, str):
+            raise TypeError(f"wrt: names must be strings, got {nm!r}")
+        if nm not in by_name:
+            valid = ", ".join(repr(k) for k in by_name)
+            raise ValueError(f"wrt: unknown name {nm!r}; valid names: {valid}")
+        if any(v.name == nm for v in out):
+            raise ValueError(f"wrt: {nm!r} is named twice")
+        out.append(by_name[nm])
+    return out
+
+
+@dataclass
+class ParameterMap:
+    """Where each differentiation variable lives in the extended parameter vector.
+
+    Attributes
+    ----------
+    par_index : list[int]
+        Per variable, its ``hy.par`` index in the extended vector.
+    n_base : int
+        Number of base parameters (the model's :func:`parameter_layout`).
+    extra_values : list[float]
+        Values of the appended parameters (lengths, initial-state entries), after the base.
+    subs : dict
+        ``{hy.par[base]: formula}`` for the base parameters that depend on a variable.
+    """
+
+    par_index: list[int]
+    n_base: int
+    extra_values: list[float]
+    subs: dict
+
+    def vector(self, base: np.ndarray, values: dict[int, float] | None = None) -> np.ndarray:
+        """The extended parameter vector: the base values (substituted entries then unused)
+        and the appended ones; ``values`` overrides variables by position in ``wrt``."""
+        vec = np.concatenate([np.asarray(base, dtype=float), self.extra_values])
+        for j, v in (values or {}).items():
+            vec[self.par_index[j]] = v
+        return vec
+
+
+def substitution(data: ModelData, variables: list[Variable]) -> ParameterMap:
+    """The extended parameter vector and the substitution of derived parameters (see the
+    module docstring): ``g`` and masses use their own base entries (``("g",)``,
+    ``("bar", i, "mass")``), lengths and initial-state entries are appended."""
+    layout = parameter_layout(data)
+    index = {key: k for k, (key, _) in enumerate(layout)}
+    n_base = len(layout)
+    par_index, extra = [], []
+    length_par: dict[int, hy.expression] = {}
+    mass_par: dict[int, hy.expression] = {}
+    g_par = None
+    for v in variables:
+        if v.kind == "g":
+            par_index.append(index[("g",)])
+            g_par = hy.par[index[("g",)]]
+        elif v.kind == "mass":
+            k = index[("bar", v.index, "mass")]
+            par_index.append(k)
+            mass_par[v.index] = hy.par[k]
+        elif v.kind == "leaf":
+            par_index.append(v.index)
+        else:  # length or state: appended
+            k = n_base + len(extra)
+            par_index.append(k)
+            extra.append(v.value)
+            if v.kind == "length":
+                length_par[v.index] = hy.par[k]
+    subs: dict = {}
+    for i, b in enumerate(data.bars):
+        if g_par is None and i not in mass_par and i not in length_par:
+            continue
+        m = mass_par.get(i, b.mass)
+        L = length_par.get(i, b.length)
+        g = g_par if g_par is not None else data.g
+        for name, formula in _BAR_FORMULAS.items():
+            if name == "mass":
+                continue  # the mass's own entry stays
+            uses = (g_par is not None and name in ("weight", "minus_weight")) or \
+                (i in mass_par) or (i in length_par and "inertia" in name)
+            key = ("bar", i, name)
+            if uses and key in index:
+                subs[hy.par[index[key]]] = hy.expression(formula(m, L, g))
+    if length_par:
+        probe = [_SymbolicBar(b, length_par.get(i, b.length)) for i, b in enumerate(data.bars)]
+        for kind, pos, el in data.items():
+            for name, value in el.parameters(probe):
+                if isinstance(value, hy.expression):
+                    subs[hy.par[index[(kind.kind, pos, *name)]]] = value
+    return ParameterMap(par_index, n_base, extra, subs)
