@@ -46,6 +46,7 @@ from .model import (  # noqa: E402
     ReactionForce,
     SimulationInterrupted,
     SingularConfigurationError,
+    SingularPassWarning,
     Trajectory,
     bar_joint_model,
 )
@@ -58,6 +59,7 @@ __all__ += [
     "ReactionForce",
     "SimulationInterrupted",
     "SingularConfigurationError",
+    "SingularPassWarning",
     "Trajectory",
     "bar_joint_model",
 ]

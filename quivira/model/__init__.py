@@ -11,7 +11,7 @@ from .core import BarJointModel, bar_joint_model
 from .internal_forces import InternalForces
 from .kinematics import CouplerCurve, KinematicSweep, Mobility, SweepWarning
 from .results import AssemblyReport, ConstraintCheck, Sparsity, StateMatrices
-from .simulator import ConstraintWarning
+from .simulator import ConstraintWarning, SingularPassWarning
 from .statics import EquilibriumError, EquilibriumPath, EquilibriumResult
 from .trajectory import (
     BudgetExceededError,
@@ -37,6 +37,7 @@ __all__ = [
     "ReactionForce",
     "SimulationInterrupted",
     "SingularConfigurationError",
+    "SingularPassWarning",
     "Sparsity",
     "StateMatrices",
     "SweepWarning",

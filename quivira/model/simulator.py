@@ -96,6 +96,15 @@ class ConstraintWarning(UserWarning):
     """Initial velocities were made consistent with the constraints (projected)."""
 
 
+class SingularPassWarning(UserWarning):
+    """Passing a singular pose changed the energy balance more than the tolerance allows:
+    the motion after it may be inaccurate."""
+
+
+#: relative change of the energy balance across a singular pose above which a run warns
+SINGULAR_PASS_TOLERANCE = 1e-7
+
+
 def mass_diagonal(data: ModelData) -> np.ndarray:
     """The diagonal of M: ``(m, m, m L²/12)`` per bar."""
     return np.array([w for b in data.bars for w in b.mass_diagonal()])
@@ -761,12 +770,37 @@ class _Run:
         self.pars = self.cs.parameters(base)
         self.cs.ta.pars[:] = self.pars[: len(self.cs.ta.pars)]
         ta = self.cs.ta
-        if ev["role"] != "singular":
+        extra = {}
+        if ev["role"] == "singular":
+            self._entry_balance = self._balance()
+        else:
             # the regularized solve only erred normal to the constraints (M⁻¹Jᵀδλ): put the
             # state back on them, positions and velocities in the mass metric
             self._projected(np.array(ta.state), float(ta.time))
+            if getattr(self, "_entry_balance", None) is not None:
+                (b0, s0), (b1, s1) = self._entry_balance, self._balance()
+                change = b1 - b0
+                extra["energy_change"] = change
+                if abs(change) > SINGULAR_PASS_TOLERANCE * max(s0, s1, 1e-300):
+                    warnings.warn(
+                        f"passing the singular pose at t = {float(ta.time):.6g} s changed the "
+                        f"energy balance by {change:.3g} J ({abs(change) / max(s0, s1):.1e} "
+                        "of the energy): the motion after it may be inaccurate; compare with "
+                        "a smaller singular_threshold, or stop there with singular='stop'",
+                        SingularPassWarning, stacklevel=6)
+                self._entry_balance = None
         self.events.append({"t": float(ta.time), "name": label, "what": what,
-                            "state": np.array(ta.state[:2 * self.n])})
+                            "state": np.array(ta.state[:2 * self.n]), **extra})
+
+    def _balance(self) -> tuple[float, float]:
+        """:math:`T + V - W_{in} + D` at the integrator's state (J; constant along the exact
+        motion) and the size :math:`|T| + |V|` it is compared with."""
+        ta, n = self.cs.ta, self.n
+        state = np.array(ta.state)
+        out = evaluate_outputs(self.cs, state[None, : 2 * n], self.pars, float(ta.time))
+        T, V = float(out["kinetic_energy"][0]), float(out["potential_energy"][0])
+        ledger = state[2 * n] - state[2 * n + 1] if state.shape[0] > 2 * n + 1 else 0.0
+        return T + V - float(ledger), abs(T) + abs(V)
 
     def set_flag(self, key: tuple, active: bool) -> None:
         """Switch the rows of the element ``key`` on or off (runtime parameters only)."""
