@@ -158,3 +158,103 @@ def double_four_bar_redundant(*, length: float = 1.0, mass: float = 1.0, g: floa
     for i, s in enumerate((-0.5, 0.0, 0.5)):
         m.add_joint([i, 3], [0.5, s])
     return m
+
+
+#: Andrews' squeezing mechanism (IFToMM A03), the data of Hairer & Wanner, *Solving ODEs II*,
+#: Sect. VII.7, and of the Test Set for IVP Solvers (problem "andrews"): masses (kg), centroidal
+#: inertias (kg m²), ground points, lengths and mass-centre offsets (m), spring (N/m, m),
+#: driving torque (N m)
+ANDREWS = {
+    "m": (0.04325, 0.00365, 0.02373, 0.00706, 0.07050, 0.00706, 0.05498),
+    "I": (2.194e-6, 4.410e-7, 5.255e-6, 5.667e-7, 1.169e-5, 5.667e-7, 1.912e-5),
+    "xa": -0.06934, "ya": -0.00227, "xb": -0.03635, "yb": 0.03273, "xc": 0.014, "yc": 0.072,
+    "d": 28e-3, "da": 115e-4, "e": 2e-2, "ea": 1421e-5, "rr": 7e-3, "ra": 92e-5,
+    "ss": 35e-3, "sa": 1874e-5, "sb": 1043e-5, "sc": 18e-3, "sd": 2e-2,
+    "ta": 2308e-5, "tb": 916e-5, "u": 4e-2, "ua": 1228e-5, "ub": 449e-5,
+    "zf": 2e-2, "zt": 4e-2, "fa": 1421e-5, "c0": 4530.0, "l0": 7785e-5, "mom": 33e-3,
+    #: consistent initial angles (β, Θ, γ, Φ, δ, Ω, ε) of the test set; velocities zero
+    "q0": (-0.0617138900142764496, 0.0, 0.455279819163070380, 0.222668390165885885,
+           0.487364979543842550, -0.222668390165885885, 1.23054744454982119),
+}
+
+
+def iftomm_a03() -> bar_joint_model:
+    """IFToMM benchmark A03, Andrews' squeezing mechanism: 7 rigid bodies, 10 pins (one
+    degree of freedom), a spring (c₀ = 4530 N/m, ℓ₀ = 0.07785 m) from point D of the
+    triangle BDE to the ground point C, a constant torque of 0.033 N m on the crank OF, no
+    gravity; at rest in the consistent pose of the Test Set for IVP Solvers. The IFToMM /
+    test-set problem runs 0.03 s.
+
+    Bodies (indices): 0 OF (crank), 1 FE, 2 BDE, 3 GE, 4 AG, 5 HE, 6 AH, each with its named
+    points (body frames of Hairer & Wanner; BDE's frame is turned so that D lies on its axis,
+    where the spring attaches). Pins: "O", "F", "B", "A5", "A7", "G", "H", "E2", "E4", "E6".
+
+    References: IFToMM Technical Committee for Multibody Dynamics, library of benchmark
+    problems (A03); E. Hairer, G. Wanner, *Solving Ordinary Differential Equations II*,
+    Sect. VII.7; F. Mazzia et al., Test Set for IVP Solvers (Univ. of Bari), "andrews".
+    """
+    p = ANDREWS
+    beta, Theta, gamma, Phi, delta, Omega, eps = p["q0"]
+    angles = [beta, beta + Theta, gamma, Phi + delta, delta, Omega + eps, eps]
+    # D in BDE's frame of Hairer & Wanner; BDE's body frame is turned by psi to put D on x
+    dx, dy = p["sd"] - p["sb"], p["sa"] - p["sc"]
+    psi = math.atan2(dy, dx)
+    cp, sp = math.cos(psi), math.sin(psi)
+
+    def turn(u: float, v: float) -> tuple[float, float]:  # coordinates in the turned frame
+        return (cp * u + sp * v, -sp * u + cp * v)
+
+    points = [
+        {"O": (-p["ra"], 0.0), "F": (p["rr"] - p["ra"], 0.0)},
+        {"F": (p["da"], 0.0), "E": (p["da"] - p["d"], 0.0)},
+        {"B": turn(-p["sb"], p["sa"]), "D": turn(dx, dy), "E": turn(-p["sb"], p["sa"] - p["ss"])},
+        {"G": (0.0, p["e"] - p["ea"]), "E": (0.0, -p["ea"])},
+        {"A": (-p["ta"], -p["tb"]), "G": (p["zt"] - p["ta"], -p["tb"])},
+        {"H": (p["fa"] - p["zf"], 0.0), "E": (p["fa"], 0.0)},
+        {"A": (p["ub"], p["ua"]), "H": (p["ub"], p["ua"] - p["u"])},
+    ]
+    angles[2] += psi
+
+    def rot(th: float, uv: tuple[float, float]) -> tuple[float, float]:
+        c, s = math.cos(th), math.sin(th)
+        return (c * uv[0] - s * uv[1], s * uv[0] + c * uv[1])
+
+    ground = {"O": (0.0, 0.0), "A": (p["xa"], p["ya"]), "B": (p["xb"], p["yb"]),
+              "C": (p["xc"], p["yc"])}
+    centre: dict[int, tuple[float, float]] = {}
+
+    def place(body: int, at: tuple[float, float], name: str) -> None:  # r = J - R(θ) p_J
+        r = rot(angles[body], points[body][name])
+        centre[body] = (at[0] - r[0], at[1] - r[1])
+
+    def point(body: int, name: str) -> tuple[float, float]:
+        r = rot(angles[body], points[body][name])
+        return (centre[body][0] + r[0], centre[body][1] + r[1])
+
+    place(0, ground["O"], "O")
+    place(1, point(0, "F"), "F")
+    place(2, ground["B"], "B")
+    place(4, ground["A"], "A")
+    place(3, point(4, "G"), "G")
+    place(6, ground["A"], "A")
+    place(5, point(6, "H"), "H")
+    m = bar_joint_model()
+    m.set_g(0.0)
+    lengths = [None, None, 2.0 * math.hypot(dx, dy), None, None, None, None]
+    for b in range(7):
+        m.add_body(*centre[b], angles[b], p["m"][b], p["I"][b], points=points[b],
+                   length=lengths[b])
+    m.add_pin(None, ground["O"], 0, "O", name="O")
+    m.add_pin(0, "F", 1, "F", name="F")
+    m.add_pin(None, ground["B"], 2, "B", name="B")
+    m.add_pin(None, ground["A"], 4, "A", name="A5")
+    m.add_pin(None, ground["A"], 6, "A", name="A7")
+    m.add_pin(4, "G", 3, "G", name="G")
+    m.add_pin(6, "H", 5, "H", name="H")
+    for b, nm in ((2, "E2"), (3, "E4"), (5, "E6")):
+        m.add_pin(1, "E", b, "E", name=nm)
+    # the spring from D (BDE, on its axis: s = 1/2 of the reference length 2|D|) to C
+    m.add_spring_damper(2, 0.5, None, k=p["c0"], l0=p["l0"], ground_point=ground["C"],
+                        name="spring")
+    m.add_torque_actuator(0, p["mom"], name="drive")
+    return m

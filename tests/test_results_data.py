@@ -80,6 +80,9 @@ def every_kind_model() -> qv.BarJointModel:
     m.add_rolling_on_disc(ring, small, inside=True, name="ring roll")
     m.add_joint_motor(None, A * (1.0 - hy.cos(hy.time)), bodies=(None, ring),
                       name="ring drive")
+    # a pin at an off-axis point of a rigid body (IFToMM A03's kind of joint)
+    plate = m.add_body(16.0, 0.0, 0.0, 1.0, 0.01, points={"corner": (0.1, 0.05)})
+    m.add_pin(None, (16.1, 0.05), plate, "corner", name="corner pin")
     return m
 
 

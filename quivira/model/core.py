@@ -35,6 +35,7 @@ from .editing import ModelEditor
 from .elements import (
     KINDS,
     AngleStop,
+    BodyPin,
     Contact,
     CoordinateConstraint,
     Distance,
@@ -1872,6 +1873,39 @@ class bar_joint_model:  # noqa: N801 - API name
 
         k = self._editor.add(make, Distance)
         return self._data.of(Distance)[k].name
+
+    def add_pin(self, body_a: int | None, point_a: Any, body_b: int, point_b: Any, *,
+                name: str | None = None) -> str:
+        """Pin two body points together (a revolute joint anywhere on the bodies).
+
+        Rows :math:`p_b - p_a = 0` in x and y; their multipliers are the force (N) on body b
+        (:class:`~quivira.model.elements.BodyPin`). For points on the bodies' axes,
+        :meth:`add_joint` does the same.
+
+        Parameters
+        ----------
+        body_a : int or None
+            The first body (None: the ground; ``point_a`` is then a ground position (m)).
+        point_a, point_b
+            Point references: a local coordinate ``s``, a body-frame pair ``(u, v)`` (m), or
+            the name of an attachment point of a rigid body.
+        body_b : int
+            The second body.
+        name : str, optional
+            Its name (default ``"pin k"``).
+
+        Returns
+        -------
+        str
+            The pin's name.
+        """
+        def make(data, k):
+            nm = self._editor.unique_name(name, f"pin {k}", data)
+            return BodyPin.create(body_a, point_a, body_b, point_b, nm, data.bars,
+                                  self.tolerance)
+
+        k = self._editor.add(make, BodyPin)
+        return self._data.of(BodyPin)[k].name
 
     def set_distance_length(self, name: str, length: float) -> None:
         """Change a link's length (m; a runtime parameter, no recompiling).

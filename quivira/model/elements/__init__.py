@@ -22,6 +22,7 @@ class                     module                 what it adds
 :class:`GroundSlider`     ``sliders``            a bar point on a ground line at any angle
 :class:`Weld`             ``weld``               two bodies (or body and ground) welded
 :class:`Distance`         ``distance``           a massless link between two body points
+:class:`BodyPin`          ``body_pin``           a pin between any two body points
 :class:`RollingOnLine`    ``rolling``            a disc rolling on a ground line
 :class:`RollingOnDisc`    ``rolling``            a disc rolling on/inside another disc
 :class:`JointMotor`       ``joint_motor``        a relative angle driven by a law of time
@@ -47,6 +48,7 @@ from __future__ import annotations
 
 from .actuators import ForceActuator, Parameter, TorqueActuator
 from .base import Constraint, Element, Load, LoadContext, Row, RowContext
+from .body_pin import BodyPin
 from .coordinate import CoordinateConstraint
 from .distance import Distance
 from .joint_motor import JointMotor
@@ -76,6 +78,7 @@ KINDS: tuple[type[Element], ...] = (
     GroundSlider,
     Weld,
     Distance,
+    BodyPin,
     RollingOnLine,
     RollingOnDisc,
     JointMotor,
@@ -99,6 +102,7 @@ __all__ = [
     "BY_COLLECTION",
     "BY_KIND",
     "KINDS",
+    "BodyPin",
     "Constraint",
     "CoordinateConstraint",
     "Distance",
