@@ -659,3 +659,17 @@ def test_simulate_system_bad_inputs():
         qv.simulate_system(*args, 1.0, [1.0, 0.0, 0.0, 0.0], n_points=2.5)
     with pytest.raises(ValueError, match="runtime parameters"):
         qv.simulate_system(lag * hy.par[0], *args[1:], 1.0, [1.0, 0.0, 0.0, 0.0])
+
+
+def test_a_torque_on_a_particle_is_refused_not_dropped():
+    import heyoka as hy
+
+    m = qv.BarJointModel()
+    p = m.add_particle(1.0, 0.0, 1.0)
+    m.add_distance(None, (0.0, 0.0), p, 0.0)
+    m.add_torque_actuator(p, 2.0 * hy.sin(hy.time), name="motor")
+    with pytest.raises(ValueError, match="no angle"):
+        m.simulate(0.1)
+    m.remove_load("motor")
+    tr = m.simulate(0.1, n_points=3)  # without it the particle swings on its link
+    assert tr.n_points == 3 and abs(tr.q[-1, 0] ** 2 + tr.q[-1, 1] ** 2 - 1.0) < 1e-12

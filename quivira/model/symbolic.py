@@ -317,7 +317,12 @@ def collect(data: ModelData, index: dict[tuple, int], values: list[float] | None
             name = el.label_prefix(pos)
             for j, term in el.generalized_forces(ctx):
                 j = cmap.index(j)
-                if j is None:  # a torque on a particle: it has no angle to turn
+                if j is None:  # the angle of a particle: it has none to turn
+                    torque = getattr(el, "torque", 0.0)
+                    if not (isinstance(torque, (int, float)) and torque == 0.0):
+                        raise ValueError(f"{name}: a torque on a particle (body "
+                                         f"{getattr(el, 'bar', '?')}), which has no angle to "
+                                         "turn; apply it to a bar or a rigid body")
                     continue
                 term = cmap.term(term, name)
                 Q[j].append(term)
