@@ -2291,7 +2291,7 @@ class bar_joint_model:  # noqa: N801 - API name
         return float(transmission_angle(self._data, self._pose(q, "q")[None, :], a, b)[0])
 
     def internal_forces(self, source: Any = None, *, s: Any = 51, bars: Any = None,
-                        qdd: Any = None):
+                        qdd: Any = None, lambda_mult: Any = None):
         """Axial force N(s), shear V(s) and bending moment M(s) along the bars (bar frame,
         tension positive, dM/dx = V), from the multipliers, loads, springs, gravity and the
         bars' d'Alembert inertia (see :mod:`quivira.model.internal_forces`). Loads are taken
@@ -2310,6 +2310,9 @@ class bar_joint_model:  # noqa: N801 - API name
         qdd : array (k, n), optional
             Accelerations to use instead of those of the equations (e.g. differentiated from
             the motion).
+        lambda_mult : array (k, m), optional
+            Multipliers to use instead of those of the source (e.g. to see how an error in
+            λ shows in the diagrams).
 
         Returns
         -------
@@ -2378,6 +2381,11 @@ class bar_joint_model:  # noqa: N801 - API name
             acc = np.asarray(qdd, dtype=float)
             if acc.shape != q.shape:
                 raise ValueError(f"qdd must have shape {q.shape}, got {acc.shape}")
+        if lambda_mult is not None:
+            lam = np.asarray(lambda_mult, dtype=float)
+            if lam.shape != (q.shape[0], cs.m):
+                raise ValueError(f"lambda_mult must have shape {(q.shape[0], cs.m)}, got "
+                                 f"{lam.shape}")
         return internal_forces(data, cs, pars, np.asarray(t, dtype=float), q, qd, acc, lam,
                                sec, bars)
 
