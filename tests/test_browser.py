@@ -22,6 +22,12 @@ latching lattice whose three latches lock at one instant. Screenshots:
 ``studio-slider-crank.png``, ``studio-event-log.png``, ``studio-lattice-latched.png``,
 ``studio-sliders-section.png`` (the editor's section with the stop selected).
 
+A third scenario (issues 15 and 21) opens a model with a particle, a disc rolling on a slope
+with a welded plate and a driven crank, simulates and plays it to the end, then finds the
+equilibrium in the *Statics* tab and colours the bars by axial force. Screenshots:
+``studio-bodies.png`` (the view at the end of the motion) and ``studio-statics.png`` (the
+statics tab with the table and the N/V/M diagrams).
+
 Outside CI (``CI`` unset) the test is skipped when Chromium is missing; in CI it must run.
 """
 
@@ -90,6 +96,28 @@ m.add_torsional_spring(None, 0, 20.0, math.pi / 2)
 for c in range(3):
     m.add_latch(2 * c, 2 * c + 1, 0.75, name=f"latch {c}")
 s = Studio(m, t_end=0.6, n_frames=121)
+s"""
+
+
+#: bodies of issue 21: a driven crank with a particle on a link, a disc rolling down a slope
+#: with a plate welded on it, a bar hanging from a pin
+BODIES_CODE = """import heyoka as hy
+import quivira as qv
+from quivira_widgets import Studio
+m = qv.BarJointModel()
+m.add_bar_from_point_pair((0.0, 0.0), (0.6, 0.0), 2.0)
+m.add_support(0, -0.5, False, False)
+m.add_joint_motor(None, 0.8 * hy.time, bodies=(None, 0), name="motor")
+p = m.add_particle(0.6, -0.4, 0.5)
+m.add_distance(0, 0.5, p, (0.0, 0.0), name="rod")
+d = m.add_body(1.5, 0.2, 0.0, 1.0, 0.02, {"kind": "disc", "radius": 0.2}, {"rim": (0.2, 0.0)})
+m.add_rolling_on_line(d, -0.3, name="roll")
+pl = m.add_body(1.5, 0.45, 0.0, 0.5, 0.0042, {"kind": "plate", "width": 0.3, "height": 0.1},
+                {"tip": (0.15, 0.0)})
+m.add_weld(d, pl, name="weld")
+m.add_bar_from_point_pair((3.0, 0.0), (3.0, -0.5), 1.0)
+m.add_support(4, -0.5, False, False)
+s = Studio(m, t_end=1.0, n_frames=51)
 s"""
 
 
@@ -556,4 +584,56 @@ def test_sliders_latches_and_the_event_log_in_jupyterlab(jupyter_lab, tmp_path):
             browser.close()
     for name in ("studio-slider-crank.png", "studio-event-log.png",
                  "studio-lattice-latched.png", "studio-sliders-section.png"):
+        assert (SCREENSHOTS / name).stat().st_size > 10_000
+
+
+def test_bodies_and_statics_in_jupyterlab(jupyter_lab, tmp_path):
+    """Particles, a rolling disc, a weld and a motor play in the Studio; *Equilibrium* in the
+    Statics tab shows the verdict and the member forces, and the bars are coloured by N.
+    Screenshots: ``studio-bodies.png``, ``studio-statics.png``."""
+    from playwright.sync_api import expect, sync_playwright
+
+    base, token, root = jupyter_lab
+    _write_notebook(root / "bodies.ipynb", BODIES_CODE)
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(
+            executable_path=CHROMIUM, headless=True,
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"])
+        page = browser.new_page(viewport={"width": 1500, "height": 1400})
+        try:
+            studio = _open_notebook(page, base, token, "bodies.ipynb", expect)
+            expect(studio.locator(".quivira-status-counts")).to_contain_text(
+                "2 supports", timeout=60_000)
+            studio.locator("button.quivira-simulate").click()
+            status = studio.locator(".quivira-player-status")
+            expect(status).to_contain_text("simulated", timeout=180_000)
+            studio.locator(".quivira-view canvas").last.click(position={"x": 30, "y": 30})
+            page.keyboard.press("End")
+            expect(studio.locator(".quivira-time")).to_have_text("t = 1.000 s", timeout=30_000)
+            page.wait_for_timeout(1500)
+            studio.locator(".quivira-view").screenshot(
+                path=str(SCREENSHOTS / "studio-bodies.png"))
+            studio.locator(".lm-TabBar-tab", has_text="Statics").click()
+            statics = studio.locator(".quivira-statics")
+            expect(statics).to_be_visible(timeout=30_000)
+            statics.locator("button", has_text="Equilibrium").click()
+            expect(statics.locator(".quivira-msg-ok").filter(
+                has_text="equilibrium found").first).to_be_visible(timeout=120_000)
+            expect(statics.locator(".quivira-statics-table")).to_contain_text(
+                "support 1 on bar 4", timeout=30_000)
+            statics.locator("button", has_text="colour bars by N").click()
+            page.wait_for_timeout(1500)
+            statics.scroll_into_view_if_needed()
+            statics.screenshot(path=str(SCREENSHOTS / "studio-statics.png"))
+        except Exception as exc:
+            page.screenshot(path=str(SCREENSHOTS / "failure-statics.png"), full_page=True)
+            outputs = page.locator(".jp-OutputArea").all_inner_texts()
+            log = (root / "jupyter.log").read_text()[-3000:]
+            raise AssertionError(f"browser test failed; outputs: {outputs!r}; screenshot "
+                                 f"{SCREENSHOTS / 'failure-statics.png'}; server log tail:\n"
+                                 f"{log}") from exc
+        finally:
+            browser.close()
+    for name in ("studio-bodies.png", "studio-statics.png"):
         assert (SCREENSHOTS / name).stat().st_size > 10_000

@@ -2408,5 +2408,78 @@ class bar_joint_model:  # noqa: N801 - API name
 
         return sensitivities(self, t_end, wrt, order, outputs, n_points, tol=tol, at=at)
 
+    # --- value edits of switching and sliding elements (widgets) ---
+    #: the value fields :meth:`set_constraint_values` edits, by element kind
+    _CONSTRAINT_VALUE_FIELDS = {
+        "pin-in-slot": ("s_b", "offset"),
+        "prismatic joint": ("s_b", "offset", "phi0"),
+        "ground slider": ("s", "angle", "point"),
+        "latch": ("angle",),
+        "angle stop": ("limit", "restitution", "rest_speed"),
+        "contact": ("s", "normal_angle", "height", "restitution", "rest_speed"),
+    }
+
+    def set_constraint_values(self, name: str, **values: Any) -> None:
+        """Change value fields of a slot, prismatic joint, ground slider, latch, angle stop
+        or contact, by name: one undoable edit, validated as by the ``add_*`` method.
+
+        Fields: slot ``s_b``, ``offset``; prismatic joint ``s_b``, ``offset``, ``phi0``;
+        ground slider ``s``, ``angle``, ``point``; latch ``angle``; angle stop ``limit``,
+        ``restitution``, ``rest_speed``; contact ``s``, ``normal_angle``, ``height``,
+        ``restitution``, ``rest_speed`` (m, rad, rad/s or m/s). These are runtime parameters
+        or event data, so the model re-simulates without compiling, except a slider's
+        ``angle`` and a contact's ``normal_angle`` (the direction of their reaction).
+        Bars, a stop's side and a latch's or stop's state are kept.
+
+        Parameters
+        ----------
+        name : str
+            The element's name.
+        **values : float
+            The new values (``point``: a pair of floats).
+
+        Raises
+        ------
+        ValueError
+            If no such element, an unknown field or a refused value (the model is unchanged).
+        """
+        kind, pos = self._editor.find_name(name, "constraint")
+        allowed = self._CONSTRAINT_VALUE_FIELDS.get(kind.title)
+        if allowed is None:
+            kinds = ", ".join(self._CONSTRAINT_VALUE_FIELDS)
+            raise ValueError(f"set_constraint_values: {name!r} is a {kind.title}; only a "
+                             f"{kinds} has values to set here")
+        unknown = sorted(set(values) - set(allowed))
+        if unknown:
+            raise ValueError(f"set_constraint_values: unknown fields {unknown} for the "
+                             f"{kind.title} {name!r}; valid fields: {list(allowed)}")
+        if not values:
+            return
+        data = self._editor.draft()
+        items = data.of(kind)
+        old = items[pos]
+        v = {f: values.get(f, getattr(old, f)) for f in allowed}
+        if kind is PinInSlot:
+            new = PinInSlot.create(old.bar_a, old.bar_b, v["s_b"], v["offset"], name,
+                                   len(data.bars))
+        elif kind is PrismaticJoint:
+            new = PrismaticJoint.create(old.bar_a, old.bar_b, v["s_b"], v["offset"], name,
+                                        data.bars, v["phi0"])
+        elif kind is GroundSlider:
+            new = GroundSlider.create(old.bar, v["s"], v["angle"], v["point"], name, data.bars)
+        elif kind is Latch:
+            new = Latch.create(old.bar_a, old.bar_b, v["angle"], name, data)
+        elif kind is AngleStop:
+            new = AngleStop.create(old.bar_a, old.bar_b, v["limit"], old.side,
+                                   v["restitution"], v["rest_speed"], name, len(data.bars))
+        else:
+            new = Contact.create(old.bar, v["s"], v["normal_angle"], v["height"],
+                                 v["restitution"], v["rest_speed"], name, len(data.bars))
+        if hasattr(old, "active"):
+            new.active = old.active
+        items[pos] = new
+        shown = ", ".join(f"{f} = {values[f]!r}" for f in allowed if f in values)
+        self._editor.commit(data, f"{kind.title} {name!r}: {shown}")
+
 
 BarJointModel = bar_joint_model

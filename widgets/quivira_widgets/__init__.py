@@ -10,7 +10,11 @@ Panels, each usable alone on a :class:`quivira.BarJointModel` and composed in
 * :class:`ModelView` — the model drawn live (springs as zigzags, dampers as pistons,
   torsional springs as coils, actuators as arrows, slots as grooves, sliders on hatched
   rails, stops as wedges, latches as rays that lock during the motion, floors as hatched
-  lines); trajectory frames, constraint forces, mode shapes.
+  lines), particles sized by mass, rigid bodies by shape (discs with a radius line, plates)
+  with their named points, welds, distance links, rolling lines and circles, joint motors;
+  trajectory frames, constraint forces, bars coloured by axial force, mode shapes.
+* :class:`StaticsPanel` — the equilibrium (pose, verdict, member forces, reactions) and the
+  N/V/M diagrams of a bar.
 * :class:`MatrixInspector` — M, J, W and λ at a state: structure, rank, conditioning,
   formulas, colour bars in their units.
 * :class:`MotionPlayer` — simulate with progress, play in real time at 0.1×–4×, plot
@@ -33,6 +37,7 @@ from ._files import WorkFolder
 from .editor import ModelEditor
 from .inspector import MatrixInspector
 from .player import MotionPlayer
+from .statics import StaticsPanel
 from .studio import Studio
 from .view import ModelView
 
@@ -44,6 +49,7 @@ __all__ = [
     "ModelEditor",
     "ModelView",
     "MotionPlayer",
+    "StaticsPanel",
     "Studio",
     "WorkFolder",
     "__version__",

@@ -76,14 +76,17 @@ def force_from_trajectory(trajectory, target: ForceTarget, frame: int) -> np.nda
 
 
 def force_from_matrices(J: np.ndarray, lam: np.ndarray, labels: list[str],
-                        target: ForceTarget) -> np.ndarray:
-    """The force (N) of ``target`` at one state from ``J`` and ``λ`` (see the module docs)."""
+                        target: ForceTarget, columns: list[int] | None = None) -> np.ndarray:
+    """The force (N) of ``target`` at one state from ``J`` and ``λ`` (see the module docs);
+    ``columns``: the columns of the bar's x and y in J (``model.body_coordinates(bar)[:2]``;
+    default ``3 bar``, ``3 bar + 1``, right without particles)."""
     prefix = f"{target.kind} {target.index}"
     rows = [r for r, lb in enumerate(labels) if lb.split("·")[0].strip() == prefix]
     b = target.bar
     if not rows:
         return np.zeros(2)
-    return np.asarray(J[rows, 3 * b:3 * b + 2], dtype=float).T @ np.asarray(lam)[rows]
+    cols = [3 * b, 3 * b + 1] if columns is None else list(columns)[:2]
+    return np.asarray(J, dtype=float)[np.ix_(rows, cols)].T @ np.asarray(lam)[rows]
 
 
 def reaction_label_of_row(label: str, model) -> str | None:

@@ -2,6 +2,10 @@
 
 A point of bar ``i`` at local coordinate ``s`` is
 :math:`(x_i, y_i) + s L_i (\\cos θ_i, \\sin θ_i)` with ``q = [x_0, y_0, θ_0, x_1, ...]``.
+
+Drawing works on this *expanded* layout, three numbers per body. A model's own ``q`` has two
+coordinates per particle (no angle, issue 21): :func:`expand_q` inserts θ = 0 for them
+(:attr:`Snapshot.coord_index`), so every drawing layer reads ``(x, y, θ)`` per body.
 """
 
 from __future__ import annotations
@@ -31,6 +35,12 @@ class Snapshot:
     force_f: np.ndarray  # (nf, 2)
     force_torque: np.ndarray  # (nf,)
     g: float
+    #: (3n,) column of each expanded entry in the model's ``q`` (-1: a particle's θ, 0)
+    coord_index: np.ndarray | None = None
+    #: number of coordinates of the model's ``q`` (3n without particles)
+    n_coords: int = 0
+    #: body kind of every body: "bar", "particle" or "body"
+    kinds: tuple = ()
 
     @property
     def n_bars(self) -> int:
@@ -48,6 +58,15 @@ def snapshot(model) -> Snapshot:
         if b.pose is not None:
             q0[3 * i:3 * i + 3] = b.pose
             posed[i] = True
+    kinds = tuple(getattr(b, "body_kind", "bar") for b in bars)
+    index, k = [], 0
+    for kind in kinds:
+        if kind == "particle":
+            index += [k, k + 1, -1]
+            k += 2
+        else:
+            index += [k, k + 1, k + 2]
+            k += 3
     joints = model.joints
     sups = model.supports
     forces = model.forces
@@ -67,7 +86,25 @@ def snapshot(model) -> Snapshot:
         force_f=np.array([(f.fx, f.fy) for f in forces], dtype=float).reshape(-1, 2),
         force_torque=np.array([f.torque for f in forces], dtype=float),
         g=float(model.g),
+        coord_index=np.array(index, dtype=int),
+        n_coords=k,
+        kinds=kinds,
     )
+
+
+def expand_q(q: np.ndarray, snap: Snapshot) -> np.ndarray:
+    """The model's coordinates ``q`` (``(..., n_coords)``) in the drawing layout of three per
+    body ``(..., 3n)``: a particle's θ is 0. A ``q`` already of length ``3n`` is returned as
+    it is (a model without particles, or an expanded ``q``)."""
+    q = np.asarray(q, dtype=float)
+    idx = snap.coord_index
+    if idx is None or q.shape[-1] == idx.shape[0]:
+        return q
+    if q.shape[-1] != snap.n_coords:
+        raise ValueError(f"expected {snap.n_coords} coordinates, got {q.shape[-1]}")
+    out = q[..., np.maximum(idx, 0)]
+    out[..., idx < 0] = 0.0
+    return out
 
 
 def bar_ends(q: np.ndarray, lengths: np.ndarray) -> np.ndarray:

@@ -27,6 +27,8 @@ LENGTH = NumberSpec("length", "m", positive=True, lo=1e-6, hi=1e6, warn_lo=1e-3,
                     why=_SIZE)
 MASS = NumberSpec("mass", "kg", positive=True, lo=1e-6, hi=1e9, warn_lo=1e-3, warn_hi=1e6,
                   why="such masses make the equations badly scaled")
+INERTIA = NumberSpec("inertia I", "kg·m²", positive=True, lo=1e-12, hi=1e9, warn_lo=1e-8,
+                     warn_hi=1e6, why="such inertias make the equations badly scaled")
 POINT_S = NumberSpec("point s", "", lo=-0.5, hi=0.5,
                      expected="a number from -0.5 (start) to 0.5 (end of the bar)")
 FORCE_X = NumberSpec("fx", "N", lo=-1e9, hi=1e9, warn_lo=-1e6, warn_hi=1e6,

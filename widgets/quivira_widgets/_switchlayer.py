@@ -219,7 +219,7 @@ class SwitchLayer:
         if key == self._span_key:
             return self._span
         if trajectory is not None and trajectory.n_points:
-            qs = trajectory.q[::max(1, trajectory.n_points // 200)]
+            qs = geo.expand_q(trajectory.q[::max(1, trajectory.n_points // 200)], snap)
             pts = geo.bar_ends(qs, snap.lengths).reshape(-1, 2)
             pts = np.concatenate([pts, geo.bar_ends(q, snap.lengths).reshape(-1, 2)])
         else:

@@ -335,7 +335,7 @@ class MatrixInspector(widgets.VBox):
         M, J, W, lam = mats["M"], mats["J"], mats["W"], mats["lambda_mult"]
         n, m = M.shape[0], J.shape[0]
         pM, pJ, pW = pattern.M, pattern.J, pattern.W | (W != 0)
-        coords = _coordinate_names(n // 3)
+        coords = _coordinate_names(self.model, n)
         labels = [_short(lb) for lb in mats["labels"]]
         self._show_matrix("M", M, pM, f"{_TITLES['M']}\n{n}×{n}, {int(pM.sum())} non-zero",
                           coords, coords)
@@ -405,7 +405,7 @@ class MatrixInspector(widgets.VBox):
             return
         n = mats["M"].shape[0]
         labels = mats["labels"]
-        coords = _coordinate_names(n // 3)
+        coords = _coordinate_names(self.model, n)
         which = self.entry_matrix.value
         rows = {"M": coords, "J": labels, "W": labels, "lambda": labels}[which]
         cols = {"M": coords, "J": coords, "W": labels, "lambda": []}[which]
@@ -468,8 +468,14 @@ class MatrixInspector(widgets.VBox):
         super().close()
 
 
-def _coordinate_names(n_bars: int) -> list[str]:
-    return [f"{c}{i}" for i in range(n_bars) for c in ("x", "y", "θ")]
+def _coordinate_names(model, n: int) -> list[str]:
+    """Names of the ``n`` coordinates: ``x0, y0, θ0, ...`` (no θ for a particle)."""
+    kinds = [getattr(b, "body_kind", "bar") for b in model.bars]
+    names = [f"{c}{i}" for i, k in enumerate(kinds)
+             for c in (("x", "y") if k == "particle" else ("x", "y", "θ"))]
+    if len(names) != n:  # the model changed since the matrices were computed
+        names = [f"q{k}" for k in range(n)]
+    return names
 
 
 def _short(label: str) -> str:

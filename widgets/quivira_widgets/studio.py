@@ -29,6 +29,7 @@ from ._widgets import close_tree
 from .editor import ModelEditor
 from .inspector import MatrixInspector
 from .player import MotionPlayer
+from .statics import StaticsPanel
 from .view import ModelView
 
 
@@ -67,11 +68,14 @@ class Studio(widgets.VBox):
     view : ModelView
     player : MotionPlayer
     inspector : MatrixInspector
+    statics : StaticsPanel
+        *Equilibrium*, bars coloured by axial force, N/V/M diagrams of a bar.
     workdir : WorkFolder
     status : ipywidgets.HTML
         The status strip: counts, and the last thing that happened.
     tabs : ipywidgets.Tab
-        "Motion" (the player) and "Matrices" (the inspector, refreshed while shown).
+        "Motion" (the player), "Matrices" (the inspector, refreshed while shown) and
+        "Statics" (the statics panel).
     follow : ipywidgets.Checkbox
         Inspect the matrices at the player's frame instead of the initial state.
     """
@@ -94,6 +98,8 @@ class Studio(widgets.VBox):
         self.player = MotionPlayer(model, self.view, backend=backend, t_end=t_end,
                                    n_frames=n_frames, workdir=self.workdir)
         self.inspector = MatrixInspector(model, backend=backend, active=False)
+        # the diagrams are images (no zoom needed): a static figure, redrawn as one PNG
+        self.statics = StaticsPanel(model, self.view, backend="static", active=False)
         self.presentation_toggle = widgets.ToggleButton(
             value=False, description="presentation", icon="television",
             tooltip="larger fonts for projectors", layout=widgets.Layout(width="auto"))
@@ -113,8 +119,10 @@ class Studio(widgets.VBox):
                                        description="inspect at the player's frame",
                                        layout=widgets.Layout(width="260px"))
         self.tabs = widgets.Tab(children=[self.player, widgets.VBox([self.follow,
-                                                                     self.inspector])],
-                                titles=("Motion", "Matrices M · J · W · λ"), selected_index=0)
+                                                                     self.inspector]),
+                                          self.statics],
+                                titles=("Motion", "Matrices M · J · W · λ",
+                                        "Statics · N V M"), selected_index=0)
         self.editor.layout = widgets.Layout(flex="0 1 372px", min_width="320px",
                                             max_width="100%")
         self.editor.summary.layout.display = "none"  # the status strip shows the counts
@@ -179,6 +187,7 @@ class Studio(widgets.VBox):
     # ------------------------------------------------------------------ tabs, follow
     def _on_tab(self, change) -> None:
         self.inspector.active = change["new"] == 1
+        self.statics.active = change["new"] == 2
 
     def _on_follow(self) -> None:
         if self.follow.value and self.player.trajectory is not None:
@@ -205,6 +214,7 @@ class Studio(widgets.VBox):
         self.editor.set_model(model)
         self.player.set_model(model)
         self.inspector.set_model(model)
+        self.statics.set_model(model)
         model.observe(self._on_model_change)
         self._last = "model loaded"
         self._update_status()
@@ -218,7 +228,7 @@ class Studio(widgets.VBox):
         for link in self._links:
             link.unlink()
         self._links = []
-        for panel in (self.player, self.inspector, self.editor, self.view):
+        for panel in (self.statics, self.player, self.inspector, self.editor, self.view):
             panel.close()
         close_tree(self)
         super().close()

@@ -21,6 +21,10 @@ coils at their joint, actuators orange arrows and arcs, all moving with the moti
 and ground sliders sleeves (on a hatched rail), angle stops red wedges at their hinge, latches
 a dashed ray at the latch angle that turns solid orange with a lock once latched during the
 motion, contacts a hatched floor (or wall) line (see :mod:`quivira_widgets._switchlayer`).
+Particles are dots sized by their mass, rigid bodies their shape (a disc with a radius line
+showing its rotation, a plate) with their named points; welds squares, distance links thin
+lines, rolling contacts a hatched ground line or circle, joint motors orange arc arrows (see
+:mod:`quivira_widgets._bodylayer`).
 """
 
 from __future__ import annotations
@@ -45,6 +49,7 @@ from quivira import BarJointModel, Trajectory
 
 from . import _constraints as cons
 from . import _geometry as geo
+from ._bodylayer import BodyLayer
 from ._figure import FigurePane
 from ._forcelayer import ForceLayer
 from ._guard import report
@@ -61,6 +66,9 @@ TORQUE_COLOR = "#8e24aa"
 MODE_COLOR = "#ef6c00"
 INDEX_COLOR = "#0d2f57"
 REACTION_COLOR = "#00897b"
+TENSION_COLOR = "#d32f2f"
+COMPRESSION_COLOR = "#1565c0"
+NEUTRAL_BAR_COLOR = "#90a4ae"
 AUTO_INDEX_LIMIT = 30  # show indices automatically up to this many bars
 AUTO_JOINT_INDEX_LIMIT = 16  # joint indices too, up to this many joints
 
@@ -140,6 +148,14 @@ class ModelView(widgets.VBox):
         ``(xmin, xmax, ymin, ymax)`` drawn now, in m (a trait, read-only in use).
     font_scale : float
         Text size factor (a trait; the Studio's presentation mode sets it).
+    color_by_axial : bool
+        Colour the bars by their axial force N at the centre (a trait): tension red,
+        compression blue, grey when N = 0 (to 1e-9 of the largest :math:`|N|`), from
+        ``model.internal_forces`` of the trajectory at the frame drawn, of the initial state,
+        or the forces given to :meth:`show_state` (an equilibrium).
+    bar_axial : numpy.ndarray or None
+        N (N) at the centre of every body used for the colours (NaN for bodies that are not
+        bars); None when the bars are not coloured.
     figure : matplotlib.figure.Figure
         The view's own figure (reused for every drawing).
     ax : matplotlib.axes.Axes
@@ -165,6 +181,9 @@ class ModelView(widgets.VBox):
         Springs, dampers, torsional springs and actuators: ``spring_line``,
         ``damper_line``, ``coil_line``, ``arrows``, ``arc_line``, and ``spring_ends`` (the
         ends of every spring-damper as drawn now).
+    body_layer : BodyLayer
+        Particles, rigid bodies, welds, distance links, rolling contacts and joint motors
+        (``particle_xy``, ``disc_centres``, ``disc_spokes``, ``plate_corners``, ...).
     switch_layer : SwitchLayer
         Slots, prismatic joints, ground sliders, stops, latches and floors (``slot_lines``,
         ``guide_lines``, ``stop_rays``, ``latch_rays``, ``latched``, ``floor_lines``).
@@ -183,6 +202,7 @@ class ModelView(widgets.VBox):
     limits = traitlets.Tuple(traitlets.Float(), traitlets.Float(), traitlets.Float(),
                              traitlets.Float(), default_value=(-1.0, 1.0, -1.0, 1.0))
     font_scale = traitlets.Float(1.0)
+    color_by_axial = traitlets.Bool(False)
 
     def __init__(self, model: BarJointModel, *, backend: str = "auto",
                  figsize: tuple[float, float] = (6.2, 4.6), dpi: float = 100,
@@ -199,6 +219,10 @@ class ModelView(widgets.VBox):
         self._mode: np.ndarray | None = None
         self._force_scale = 1.0
         self._state_cache: tuple | None = None
+        self._axial_cache: tuple | None = None
+        self._axial_given: np.ndarray | None = None
+        self.bar_axial: np.ndarray | None = None
+        self.note: str | None = None
         self.q = np.zeros(0)
         self.source = "model"
         self.time: float | None = None
@@ -225,6 +249,7 @@ class ModelView(widgets.VBox):
         self.observe(self._guarded(self._on_motion), names=["trajectory", "frame"])
         self.observe(self._guarded(self._on_selection), names="selection")
         self.observe(self._guarded(self._on_font_scale), names="font_scale")
+        self.observe(self._guarded(lambda _: self._draw(self.q)), names="color_by_axial")
         self.model.observe(self._on_model_change)
         self.refresh()
 
@@ -273,6 +298,7 @@ class ModelView(widgets.VBox):
         ax.add_collection(self.mode_lines)
         self.force_layer = ForceLayer(ax, self.pane)
         self.switch_layer = SwitchLayer(ax, self.pane)
+        self.body_layer = BodyLayer(ax, self.pane)
         # the corner note ("initial pose", "t = 0.125 s") as outlines: cheaper per frame than
         # a Text artist, and the outlines of each string are cached
         self.info_text = PathCollection([_label_path(" ", align="left")], sizes=[9.5 ** 2],
@@ -352,6 +378,7 @@ class ModelView(widgets.VBox):
         snap = self._snap
         self.force_layer.refresh(self.model, snap)
         self.switch_layer.refresh(self.model, snap)
+        self.body_layer.refresh(self.model, snap)
         n = snap.n_bars
         if self._auto_indices:
             self._set_toggle(n <= AUTO_INDEX_LIMIT)
@@ -371,29 +398,42 @@ class ModelView(widgets.VBox):
             self.message.clear()
         self.source = "model"
         self.time = None
+        self.note, self._axial_given = None, None
         self._state_cache = None
+        self._axial_cache = None
         self._draw(snap.q0)
 
     def show_state(self, state: Sequence[float], t: float | None = None,
-                   render: bool = True) -> None:
-        """Draw the bars at ``state``: ``[q...]`` (3 per bar) or ``[q..., qd...]``.
+                   render: bool = True, *, note: str | None = None,
+                   axial: Sequence[float] | None = None) -> None:
+        """Draw the bodies at ``state``: ``[q...]`` (the model's coordinates: 3 per bar or
+        body, 2 per particle; or 3 per body) or ``[q..., qd...]``.
 
-        ``t`` is shown in the corner; ``render=False`` only moves the artists (e.g. while
-        an exporter renders the frames itself).
+        ``t`` is shown in the corner (or ``note``, e.g. "equilibrium pose"); ``render=False``
+        only moves the artists (e.g. while an exporter renders the frames itself); ``axial``:
+        the axial force (N) of every body at this state, for :attr:`color_by_axial`.
 
         Raises
         ------
         ValueError
-            If the length is neither ``3 n`` nor ``6 n`` for the model's ``n`` bars.
+            If the length is neither ``nq`` nor ``2 nq`` for the model's ``nq`` coordinates
+            (nor ``3 n`` / ``6 n`` for its ``n`` bodies).
         """
         n = self._snap.n_bars
+        nq = self._snap.n_coords
         arr = np.asarray(state, dtype=float).reshape(-1)
-        if arr.shape[0] not in (3 * n, 6 * n):
-            raise ValueError(f"state: expected {3 * n} coordinates or {6 * n} values (q and qd) "
-                             f"for {n} bars, got {arr.shape[0]}")
+        if arr.shape[0] in (nq, 2 * nq):
+            q = geo.expand_q(arr[:nq], self._snap)
+        elif arr.shape[0] in (3 * n, 6 * n):
+            q = arr[:3 * n]
+        else:
+            raise ValueError(f"state: expected {nq} coordinates or {2 * nq} values (q and qd) "
+                             f"for {n} bodies, got {arr.shape[0]}")
         self.source = "state"
         self.time = None if t is None else float(t)
-        self._draw(arr[:3 * n], render=render)
+        self.note = note
+        self._axial_given = None if axial is None else np.asarray(axial, dtype=float)
+        self._draw(q, render=render)
 
     def show_mode(self, shape: Sequence[float], amplitude: float = 1.0) -> None:
         """Draw the displaced shape ``q + amplitude · shape`` over the current drawing.
@@ -413,6 +453,8 @@ class ModelView(widgets.VBox):
         """
         n = self._snap.n_bars
         arr = np.asarray(shape, dtype=float).reshape(-1)
+        if arr.shape[0] == self._snap.n_coords and arr.shape[0] != 3 * n:
+            arr = geo.expand_q(arr, self._snap)
         if arr.shape[0] != 3 * n:
             raise ValueError(f"shape: expected {3 * n} values (Δx, Δy, Δθ for each of {n} bars), "
                              f"got {arr.shape[0]}")
@@ -435,15 +477,15 @@ class ModelView(widgets.VBox):
     # ------------------------------------------------------------------ traits
     def _on_motion(self, change) -> None:
         tr = self.trajectory
-        n = self._snap.n_bars
-        usable = tr is not None and tr.n_points > 0 and tr.q.shape[1] == 3 * n
+        usable = tr is not None and tr.n_points > 0 and tr.q.shape[1] == self._snap.n_coords
         if change["name"] == "trajectory":
             if not usable:
                 self._fixed_limits = None
                 self.source, self.time = "model", None
+                self.note, self._axial_given = None, None
                 self._draw(self._snap.q0, refit=True)
                 return
-            ends = geo.bar_ends(tr.q, self._snap.lengths)
+            ends = geo.bar_ends(geo.expand_q(tr.q, self._snap), self._snap.lengths)
             sups = self._snap.sup_xy
             ext = geo.extent(np.concatenate([ends.reshape(-1, 2), sups,
                                              self.force_layer.fixed_points()]))
@@ -455,7 +497,8 @@ class ModelView(widgets.VBox):
             k = int(min(max(self.frame, 0), tr.n_points - 1))
             self.source = "state"
             self.time = float(tr.t[k])
-            self._draw(tr.q[k])
+            self.note, self._axial_given = None, None
+            self._draw(geo.expand_q(tr.q[k], self._snap))
 
     def redraw_motion(self) -> None:
         """Draw the current frame of the trajectory again (or the initial pose), fully."""
@@ -485,7 +528,7 @@ class ModelView(widgets.VBox):
             return None
         tr = self.trajectory
         snap = self._snap
-        if (self.source == "state" and tr is not None and tr.q.shape[1] == 3 * snap.n_bars
+        if (self.source == "state" and tr is not None and tr.q.shape[1] == snap.n_coords
                 and self.time is not None):
             k = int(np.argmin(np.abs(tr.t - self.time)))
             force = cons.force_from_trajectory(tr, target, k)
@@ -494,7 +537,8 @@ class ModelView(widgets.VBox):
             if self._state_cache is None or self._state_cache[0] != key:
                 mats = self.model.matrices()
                 force = cons.force_from_matrices(mats["J"], mats["lambda_mult"],
-                                                 mats["labels"], target)
+                                                 mats["labels"], target,
+                                                 self.model.body_coordinates(target.bar)[:2])
                 self._state_cache = (key, force)
             force = self._state_cache[1]
         else:
@@ -504,6 +548,66 @@ class ModelView(widgets.VBox):
         point = geo.points_on_bars(q, snap.lengths, np.array([target.bar]),
                                    np.array([target.s]))[0]
         return target.label, point, np.asarray(force, dtype=float)
+
+    # ------------------------------------------------------------------ axial force colours
+    def axial_now(self) -> np.ndarray | None:
+        """N (N) at the centre of every body at the state drawn (NaN for bodies that are not
+        bars), from the forces given to :meth:`show_state`, ``model.internal_forces`` of the
+        trajectory at the frame drawn, or of the initial state; None for another state."""
+        n = self._snap.n_bars
+        if self._axial_given is not None and self.source == "state":
+            out = np.full(n, np.nan)
+            given = self._axial_given[:n]
+            bars = [i for i, k in enumerate(self._snap.kinds) if k == "bar"]
+            out[bars] = given[bars]
+            return out
+        tr = self.trajectory
+        if self.source == "state" and self.time is not None and tr is not None \
+                and tr.q.shape[1] == self._snap.n_coords:
+            src = tr
+        elif self.source == "model":
+            src = None
+        else:
+            return None
+        # the cache keeps its source (compared by identity: an id() can be reused)
+        c = self._axial_cache
+        if c is None or c[0] is not src or c[1] != self.model.revision:
+            self._axial_cache = (src, self.model.revision,
+                                 self.model.internal_forces(src, s=[0.0]))
+        res = self._axial_cache[2]
+        k = 0 if src is None else int(np.argmin(np.abs(tr.t - self.time)))
+        out = np.full(n, np.nan)
+        out[list(res.bars)] = res.N[k, :, 0]
+        return out
+
+    def _colour_bars(self) -> None:
+        if not self.color_by_axial or not self.bar_lines:
+            if self.bar_axial is not None:
+                for line in self.bar_lines:
+                    line.set_color(BAR_COLOR)
+            self.bar_axial = None
+            return
+        try:
+            N = self.axial_now()
+        except (TypeError, ValueError, RuntimeError) as exc:
+            self.message.warning(f"no axial-force colours: {exc}")
+            N = None
+        self.bar_axial = N
+        if N is None:
+            for line in self.bar_lines:
+                line.set_color(BAR_COLOR)
+            return
+        finite = np.abs(N[np.isfinite(N)])
+        tiny = 1e-9 * float(finite.max()) if finite.size else 0.0
+        for line, v in zip(self.bar_lines, N):
+            if not np.isfinite(v):
+                line.set_color(BAR_COLOR)
+            elif v > tiny:
+                line.set_color(TENSION_COLOR)
+            elif v < -tiny:
+                line.set_color(COMPRESSION_COLOR)
+            else:
+                line.set_color(NEUTRAL_BAR_COLOR)
 
     def _reaction_scale(self, force: np.ndarray) -> float:
         """Length per newton of the arrow: the element's median force over the motion (or
@@ -611,8 +715,12 @@ class ModelView(widgets.VBox):
         self.q = q
         g = self._geometry(q)
         ends = g["ends"]
-        for line, e in zip(self.bar_lines, ends):
-            line.set_data(e[:, 0], e[:, 1])
+        for line, e, kind in zip(self.bar_lines, ends, snap.kinds or ("bar",) * len(ends)):
+            if kind == "bar":
+                line.set_data(e[:, 0], e[:, 1])
+            else:  # particles and rigid bodies: the body layer draws them
+                line.set_data([], [])
+        self._colour_bars()
         self.joint_markers.set_data(g["joints"][:, 0], g["joints"][:, 1])
         sup = g["supports"]
         free = snap.sup_free
@@ -631,9 +739,10 @@ class ModelView(widgets.VBox):
         self.torque_arcs.set_data(*self._torque_path(at, 0.07 * size))
         tr = self.trajectory
         moving = tr if (self.source == "state" and tr is not None
-                        and tr.q.shape[1] == 3 * snap.n_bars) else None
+                        and tr.q.shape[1] == snap.n_coords) else None
         elements = self.force_layer.draw(q, snap, size, moving, self.time)
         switching = self.switch_layer.draw(q, snap, size, moving, self.time)
+        bodies = self.body_layer.draw(q, snap, size, moving)
         if self.bar_labels is not None or self.joint_labels is not None:
             self._place_labels(ends, g["joints"], size)
         reaction = None
@@ -648,14 +757,15 @@ class ModelView(widgets.VBox):
             self.mode_lines.set_segments(list(ghost))
         else:
             self.mode_lines.set_segments([])
-        info = ("initial pose" if self.source == "model" else
+        info = ("initial pose" if self.source == "model" else self.note if self.note else
                 "state" if self.time is None else f"t = {self.time:.3f} s")
         if self._mode is not None:
             info += " · mode shape (dashed)"
         if info != self.info:
             self.info = info
             self.info_text.set_paths([_label_path(info, align="left")])
-        pts = [ends.reshape(-1, 2), sup, tips, elements, switching]
+        bar_ends = ends[[k == "bar" for k in snap.kinds]] if snap.kinds else ends
+        pts = [bar_ends.reshape(-1, 2), sup, tips, elements, switching, bodies]
         if reaction is not None:
             pts.append(np.array([reaction[1], reaction[1] + reaction[2] * self._arrow_scale]))
         if self._mode is not None:

@@ -2,7 +2,11 @@
 
 A bar is given by its centre ``(x, y)`` (m), angle θ (degrees in the field, radians in the
 model) and length (m), or by its two ends (the ``s = -0.5`` and ``s = +0.5`` points), and its
-mass (kg). With "+ new bar" selected the fields describe the next bar: a fresh one near the
+mass (kg). Particles and rigid bodies (``model.add_particle``, ``model.add_body``) are listed
+with the bars (one index for all bodies): their mass is edited here (``model.set_bar_mass``),
+and a rigid body's moment of inertia about its mass centre in the *inertia I* field (kg·m²,
+``model.set_body_inertia``; a bar's inertia follows from its mass and length, m L²/12, and a
+particle has none). With "+ new bar" selected the fields describe the next bar: a fresh one near the
 centre of the view (:attr:`BarsSection.center`), of the model's typical length, horizontal —
 never a copy of the bar selected before. With a bar selected, a change of a field edits that
 bar at once.
@@ -36,6 +40,9 @@ class BarsSection(ItemSection):
         ``"attitude"`` (centre, angle, length) or ``"endpoints"``.
     x, y, theta, length, x1, y1, x2, y2, mass : NumberField
         The fields (θ in degrees).
+    inertia : NumberField
+        The moment of inertia (kg·m²) of the selected rigid body (disabled for bars and
+        particles).
     """
 
     noun = "bar"
@@ -57,6 +64,9 @@ class BarsSection(ItemSection):
         self.x2 = NumberField(spec.COORD_X, 0.5, "x₂", "x of the end (s = +0.5)")
         self.y2 = NumberField(spec.COORD_Y, 0.0, "y₂", "y of the end (s = +0.5)")
         self.mass = NumberField(spec.MASS, 1.0, tooltip="mass of the bar (uniform)")
+        self.inertia = NumberField(spec.INERTIA, 1.0, tooltip="moment of inertia of a rigid "
+                                   "body about its mass centre (a bar's is m L²/12)")
+        self.inertia.disabled = True
         self._attitude_box = widgets.VBox([row(self.x, self.y), row(self.theta, self.length)])
         self._endpoint_box = widgets.VBox([row(self.x1, self.y1), row(self.x2, self.y2)])
         self._endpoint_box.layout.display = "none"
@@ -67,8 +77,9 @@ class BarsSection(ItemSection):
             self.on_change(f, lambda f=f: self._on_endpoint(f))
         self.on_change(self.length, self._on_length)
         self.on_change(self.mass, self._on_mass)
+        self.on_change(self.inertia, self._on_inertia)
         self.children = [self.select, self.mode, self._attitude_box, self._endpoint_box,
-                         row(self.mass), row(self.add_button, self.delete_button),
+                         row(self.mass, self.inertia), row(self.add_button, self.delete_button),
                          self.message.widget]
         self.observe(self._on_center, names="center")
         self.fresh_defaults()
@@ -82,11 +93,18 @@ class BarsSection(ItemSection):
         return self.model.bars
 
     def item_label(self, k: int, b) -> str:
+        kind = getattr(b, "body_kind", "bar")
+        if kind == "particle":
+            return f"particle {k}: m = {b.mass:.4g} kg"
+        if kind == "body":
+            return (f"body {k} ({b.shape.get('kind', 'none')}): m = {b.mass:.4g} kg, "
+                    f"I = {b.inertia:.4g} kg·m²")
         return f"bar {k}: L = {b.length:.4g} m, m = {b.mass:.4g} kg"
 
     def fill_from(self, b, force: bool) -> None:
         self.put(self.length, nice(b.length), force)
         self.put(self.mass, nice(b.mass), force)
+        self.put(self.inertia, nice(b.inertia), force)
         if b.pose is not None:
             x, y, th = b.pose
             self.put(self.x, nice(x), force)
@@ -206,6 +224,24 @@ class BarsSection(ItemSection):
         old = self.model.bars[i].mass
         self.apply(lambda: self.model.set_bar_mass(i, m), f"bar {i}: mass {m:g} kg",
                    self.mass, nice(old))
+
+    def after_select(self, k: int) -> None:
+        body = k != NEW and k < self.model.n_bars \
+            and getattr(self.model.bars[k], "body_kind", "bar") == "body"
+        self.inertia.disabled = not body
+
+    def _on_inertia(self) -> None:
+        i = self.selected
+        if i == NEW or self.inertia.error:
+            return
+        if getattr(self.model.bars[i], "body_kind", "bar") != "body":
+            self.inertia.show_error("only a rigid body has an inertia to set: a bar's is "
+                                    "m L²/12 (edit its mass or length), a particle has none")
+            return
+        value = self.inertia.value
+        old = self.model.bars[i].inertia
+        self.apply(lambda: self.model.set_body_inertia(i, value),
+                   f"body {i}: inertia {value:g} kg·m²", self.inertia, nice(old))
 
     def add(self) -> int | None:
         """Add a bar from the fields (by attitude or by endpoints); returns its index."""

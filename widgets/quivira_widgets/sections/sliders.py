@@ -19,11 +19,11 @@ angle stops and contacts (floors and walls).
   :math:`x \\ge h`), with restitution e and a rest speed (m/s) (``model.add_contact``).
 
 With an element selected, an edit of a value (point, offset, angles, limit, height,
-restitution, rest speed, guide point) changes that element: the model is replaced by a copy
-with the new value (``model.replace_with``, one undo step), which keeps the compiled code —
-these values are runtime parameters or event data, so the motion re-simulates without
-compiling, except for the guide angle of a ground slider and the normal of a contact, which
-set the direction of their reactions (a compile of the new direction). The bars of an element,
+restitution, rest speed, guide point) changes that element through
+``model.set_constraint_values`` (one undo step, validated as by the ``add_*`` methods) — these
+values are runtime parameters or event data, so the motion re-simulates without compiling,
+except for the guide angle of a ground slider and the normal of a contact, which set the
+direction of their reactions (a compile of the new direction). The bars of an element,
 and a stop's side, are fixed once it exists (delete it and add a new one).
 """
 
@@ -69,27 +69,6 @@ def relative_angle(model, bar_a: int | None, bar_b: int) -> float | None:
     if bars[bar_b].pose is None or (bar_a is not None and bars[bar_a].pose is None):
         return None
     return bars[bar_b].pose[2] - (0.0 if bar_a is None else bars[bar_a].pose[2])
-
-
-def replace_values(model: BarJointModel, collection: str, name: str, values: dict) -> None:
-    """Change values of the element ``name`` of ``collection`` through a copy of the model:
-    ``model.replace_with(BarJointModel.from_dict(d))`` with ``d`` the model's data with the
-    new values (validated by the core as a file is; the model is unchanged on an error).
-
-    Raises
-    ------
-    ValueError
-        If there is no such element, or a value is refused.
-    """
-    d = model.to_dict()
-    entries = d.get(collection) or []
-    for entry in entries:
-        if entry.get("name") == name:
-            entry.update(values)
-            break
-    else:
-        raise ValueError(f"there is no {collection[:-1].replace('_', ' ')} named {name!r}")
-    model.replace_with(BarJointModel.from_dict(d))
 
 
 class SlidersSection(ItemSection):
@@ -356,7 +335,7 @@ class SlidersSection(ItemSection):
                 shown = f"{value:.6g}{UNITS.get(key, '')}"
             values = {attr: value}
         label = field.spec.name
-        self.apply(lambda: replace_values(self.model, COLLECTION[kind], el.name, values),
+        self.apply(lambda: self.model.set_constraint_values(el.name, **values),
                    f"{el.name}: {label} = {shown}{note}", field, nice(old))
 
     def add(self) -> str | None:
