@@ -29,6 +29,7 @@ from quivira import BarJointModel
 
 from ._figure import FigurePane
 from ._guard import report
+from ._kinsweep import KinematicSweepBox
 from ._messages import Message
 from ._theme import style_widget
 from ._widgets import close_tree
@@ -99,6 +100,8 @@ class StaticsPanel(widgets.VBox):
                                             layout=widgets.Layout(width="220px"),
                                             style={"description_width": "initial"})
         self.table = widgets.HTML("")
+        #: drive an angle through a turn and plot a bar point's path (dead centres marked)
+        self.kinematics = KinematicSweepBox(model, backend=backend)
         self.pane = FigurePane(figsize, dpi, backend)
         self.figure = self.pane.figure
         self.axes = {}
@@ -128,7 +131,8 @@ class StaticsPanel(widgets.VBox):
                                        widgets.HTML(legend)],
                                       layout=widgets.Layout(flex_flow="row wrap",
                                                             align_items="center")),
-                         self.message.widget, self.table, self.diagram_bar, self.pane.widget]
+                         self.message.widget, self.table, self.diagram_bar, self.pane.widget,
+                         widgets.HTML("<b>Kinematic sweep</b>"), self.kinematics]
         self.add_class("quivira-statics")
         self.add_class("quivira-root")
         self._refresh_bars()
@@ -291,6 +295,7 @@ class StaticsPanel(widgets.VBox):
                 self.message.info("the model changed: press Equilibrium again")
             self._forces_memo = None
             self._refresh_bars()
+            self.kinematics.refresh_options()
             self.update_diagram()
         except Exception as exc:  # noqa: BLE001 - an observer must never break the edit
             report(exc, self.message.error, "StaticsPanel.refresh")
@@ -303,6 +308,7 @@ class StaticsPanel(widgets.VBox):
         self.table.value = ""
         self._forces_memo = None
         model.observe(self._on_model_change)
+        self.kinematics.set_model(model)
         self._refresh_bars()
         self._guarded(self.update_diagram)()
 
@@ -313,6 +319,7 @@ class StaticsPanel(widgets.VBox):
         self._closed = True
         self.model.unobserve(self._on_model_change)
         self._link.unlink()
+        self.kinematics.close()
         self.pane.close()
         close_tree(self)
         super().close()
