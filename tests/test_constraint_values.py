@@ -85,7 +85,6 @@ def test_values_of_each_kind_and_undo_notice():
 
 
 def test_sliders_section_edits_through_set_constraint_values():
-    pytest.importorskip("ipywidgets")
     from quivira_widgets import Studio
 
     m = _stop_model(0.5)

@@ -210,7 +210,7 @@ def test_floor_line_is_n_dot_p_equal_h_and_contact_points_stay_above():
     m.add_contact(0, 0.5, height=-0.6, normal_angle=0.0, name="wall")  # x >= -0.6
     p = MotionPlayer(m, backend="static", t_end=0.8, n_frames=81)
     tr = p.simulate()
-    assert tr is not None
+    assert tr.n_points == 81 and tr.t[-1] == pytest.approx(0.8, abs=1e-12)
     layer = p.view.switch_layer
     L = lengths_of(m)
     for k, ct in enumerate(m.elements["contacts"]):

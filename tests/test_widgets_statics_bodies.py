@@ -11,10 +11,7 @@ import numpy as np
 import pytest
 
 import quivira as qv
-
-pytest.importorskip("ipywidgets")
-
-from quivira_widgets import Studio  # noqa: E402
+from quivira_widgets import Studio
 from quivira_widgets._constraints import force_from_matrices, force_target  # noqa: E402
 from quivira_widgets.inspector import _coordinate_names  # noqa: E402
 

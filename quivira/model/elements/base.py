@@ -29,6 +29,7 @@ conservative.
 from __future__ import annotations
 
 import copy
+from abc import ABC, abstractmethod
 from collections.abc import Hashable
 from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar
@@ -215,52 +216,61 @@ class EventSpec:
     terminal: bool = True
 
 
-class EventActions:
+class EventActions(ABC):
     """What an element may do when one of its events triggers (given to
-    :meth:`Element.on_event` by the simulator)."""
+    :meth:`Element.on_event` by the simulator, whose ``_Actions`` implements every method)."""
 
-    def is_active(self) -> bool:  # pragma: no cover - interface
+    @abstractmethod
+    def is_active(self) -> bool:
         """Whether the element's rows are switched on now."""
-        raise NotImplementedError
+        ...
 
-    def impact(self, restitution: float, activate: bool) -> dict:  # pragma: no cover
+    @abstractmethod
+    def impact(self, restitution: float, activate: bool) -> dict:
         """Apply the impulse through the Delassus matrix of the active rows and the element's
         rows that makes their velocity :math:`-e` times the approach velocity (Newton's law;
         other active rows keep their velocity), then switch the element's rows on if
         ``activate``. Returns ``{"approach_speed", "impulse", "kinetic_energy_lost"}``."""
-        raise NotImplementedError
+        ...
 
-    def adds_rank(self) -> bool:  # pragma: no cover - interface
+    @abstractmethod
+    def adds_rank(self) -> bool:
         """Whether the element's rows, switched on now, would constrain anything the active
         rows do not already hold (False: they are redundant at this pose)."""
-        raise NotImplementedError
+        ...
 
-    def set_value(self, name: str, value: float) -> None:  # pragma: no cover - interface
+    @abstractmethod
+    def set_value(self, name: str, value: float) -> None:
         """Set one of the element's runtime parameters for the rest of this run."""
-        raise NotImplementedError
+        ...
 
-    def approach_speed(self) -> float:  # pragma: no cover - interface
+    @abstractmethod
+    def approach_speed(self) -> float:
         """How fast the element's row closes now, :math:`-J\\dot q \\ge 0` (m/s or rad/s)."""
-        raise NotImplementedError
+        ...
 
-    def time_since_last(self) -> float:  # pragma: no cover - interface
+    @abstractmethod
+    def time_since_last(self) -> float:
         """Time (s) since this element's previous event in this run (inf if none)."""
-        raise NotImplementedError
+        ...
 
-    def switch(self, active: bool) -> None:  # pragma: no cover - interface
+    @abstractmethod
+    def switch(self, active: bool) -> None:
         """Switch the element's rows on or off (no impulse)."""
-        raise NotImplementedError
+        ...
 
-    def record(self, what: str, **info: Any) -> None:  # pragma: no cover - interface
+    @abstractmethod
+    def record(self, what: str, **info: Any) -> None:
         """Record the event on the trajectory (``traj.events``)."""
-        raise NotImplementedError
+        ...
 
-    def stop(self) -> None:  # pragma: no cover - interface
+    @abstractmethod
+    def stop(self) -> None:
         """End the simulation here (the trajectory so far is returned)."""
-        raise NotImplementedError
+        ...
 
 
-class Element:
+class Element(ABC):
     """Base of every element kind (see the module docstring).
 
     Subclasses are dataclasses; their fields are numbers, bools, strings, tuples and lists of
@@ -288,9 +298,10 @@ class Element:
                 object.__setattr__(c, f.name, [list(x) if isinstance(x, list) else x for x in v])
         return c
 
+    @abstractmethod
     def bars_used(self) -> tuple[int, ...]:
         """The bars the element touches."""
-        raise NotImplementedError
+        ...
 
     def parameters(self, bars: list) -> list[tuple[tuple, float]]:
         """``[(name, value), ...]``: the runtime parameters, ``name`` a tuple (the parameter
@@ -302,18 +313,21 @@ class Element:
         for formulas, e.g. ``{("sL",): [("s_{S0}", 1), ("L_2", 1)]}``."""
         return {}
 
+    @abstractmethod
     def topology(self) -> Hashable:
         """What compiled code depends on (connectivity, counts), never numeric values."""
-        raise NotImplementedError
+        ...
 
+    @abstractmethod
     def reindexed(self, removed_bar: int) -> Element | None:
         """This element after bar ``removed_bar`` is deleted (higher indices shift down by
         one), or None if it cannot exist without that bar."""
-        raise NotImplementedError
+        ...
 
+    @abstractmethod
     def describe(self, position: int) -> str:
         """One line of the model summary."""
-        raise NotImplementedError
+        ...
 
     def events(self, ctx: RowContext) -> list[EventSpec]:
         """The events the element watches during a simulation (none by default)."""
@@ -321,20 +335,23 @@ class Element:
 
     def on_event(self, role: str, act: EventActions) -> None:
         """What the element does when its event ``role`` triggers (see :class:`EventActions`)."""
+        return None  # kinds without events never get here
 
     def label_prefix(self, position: int) -> str:
         """How the element is named in messages, e.g. ``"support 2"`` or its name."""
         return self.name if self.has_name else f"{self.title} {position}"
 
     # ------------------------------------------------------------------ persistence
+    @abstractmethod
     def to_dict(self) -> dict:
         """Plain JSON-ready data."""
-        raise NotImplementedError
+        ...
 
     @classmethod
+    @abstractmethod
     def from_dict(cls, d: Any, where: str, ctx: LoadContext) -> Element:
         """Validate file data and build the element; ValueError naming ``where`` on errors."""
-        raise NotImplementedError
+        ...
 
 
 def shift_bar(b: int, removed: int) -> int:
@@ -365,9 +382,10 @@ class Constraint(Element):
     #: (row scaled by the flag :math:`a`, :math:`W_{kk}` shifted by :math:`1 - a`)
     switchable: ClassVar[bool] = False
 
+    @abstractmethod
     def rows(self, ctx: RowContext) -> list[Row]:
         """The element's rows, holonomic and/or velocity level (see :class:`Row`)."""
-        raise NotImplementedError
+        ...
 
     def reaction_terms(self, position: int, rows: list[tuple[int, Row]]
                        ) -> list[tuple[tuple, int, int, float]]:
@@ -406,9 +424,10 @@ class Load(Element):
     #: whether :meth:`potential` is an elastic energy reported per element
     elastic: ClassVar[bool] = False
 
+    @abstractmethod
     def generalized_forces(self, ctx: RowContext) -> list[tuple[int, Any]]:
         """``[(coordinate index, Q term), ...]``."""
-        raise NotImplementedError
+        ...
 
     def potential(self, ctx: RowContext) -> Any:
         """Potential energy :math:`V` whose negative gradient is the conservative part of the
