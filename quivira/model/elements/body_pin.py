@@ -16,14 +16,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .. import monomials as mo
 from ..validation import check_name, field, optional_bar
 from .base import Constraint, LoadContext, Row, RowContext
-from .body_points import body_of, check_ref, point_poly, ref_text, resolve, shifted, world
+from .body_points import TwoBodies, body_of, check_ref, coincidence_rows, ref_text, resolve, world
 
 
 @dataclass
-class BodyPin(Constraint):
+class BodyPin(TwoBodies, Constraint):
     """The point ``point_a`` of ``body_a`` pinned to the point ``point_b`` of ``body_b``
     (None: the ground, the point then a ground position)."""
 
@@ -59,8 +58,6 @@ class BodyPin(Constraint):
                              "model.assemble() after adding the pin")
         return cls(a, ra, b, rb, name)
 
-    def bars_used(self) -> tuple[int, ...]:
-        return tuple(i for i in (self.body_a, self.body_b) if i is not None)
 
     def parameters(self, bars: list) -> list[tuple[tuple, float]]:
         ua, va = resolve(bars, self.body_a, self.point_a, f"{self.name}: point_a")
@@ -72,28 +69,14 @@ class BodyPin(Constraint):
         return {("ua",): [(f"u_{{a,{p}}}", 1)], ("va",): [(f"v_{{a,{p}}}", 1)],
                 ("ub",): [(f"u_{{b,{p}}}", 1)], ("vb",): [(f"v_{{b,{p}}}", 1)]}
 
-    def topology(self) -> tuple:
-        return (self.name, self.body_a, self.body_b)
 
-    def reindexed(self, removed_bar: int) -> BodyPin | None:
-        if removed_bar in self.bars_used():
-            return None
-        c = self.copy()
-        c.body_a, c.body_b = shifted(self.body_a, removed_bar), shifted(self.body_b, removed_bar)
-        return c
 
     def describe(self, position: int) -> str:
         return (f"constraint {self.name!r}: pin of {ref_text(self.body_a, self.point_a)} and "
                 f"{ref_text(self.body_b, self.point_b)}")
 
     def rows(self, ctx: RowContext) -> list[Row]:
-        ua, va, ub, vb = (ctx.par(k) for k in ("ua", "va", "ub", "vb"))
-        out = []
-        for axis, label in ((0, "x"), (1, "y")):
-            F = mo.add(point_poly(ctx, self.body_b, ub, vb, axis),
-                       point_poly(ctx, self.body_a, ua, va, axis, -1.0))
-            out.append(Row(F, f"{self.name} · {label}", self.body_b, label))
-        return out
+        return coincidence_rows(ctx, self.body_a, self.body_b, self.name)
 
     def to_dict(self) -> dict:
         return {"name": self.name, "body_a": self.body_a, "point_a": self.point_a,

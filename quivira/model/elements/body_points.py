@@ -115,3 +115,37 @@ def ref_text(body: int | None, ref: Any) -> str:
     if isinstance(ref, numbers.Real):
         return f"body {body} at s = {ref:g}"
     return f"body {body} at ({ref[0]:.4g}, {ref[1]:.4g})"
+
+
+class TwoBodies:
+    """Mixin of the elements between ``body_a`` (None: the ground) and ``body_b`` (weld,
+    distance, body pin, rolling on a disc, joint motor): the bodies used, and the element
+    after a body is deleted."""
+
+    def bars_used(self) -> tuple[int, ...]:
+        return tuple(i for i in (self.body_a, self.body_b) if i is not None)
+
+    def topology(self) -> tuple:
+        return (self.name, self.body_a, self.body_b)
+
+    def reindexed(self, removed_bar: int):
+        if removed_bar in self.bars_used():
+            return None
+        c = self.copy()
+        c.body_a, c.body_b = shifted(self.body_a, removed_bar), shifted(self.body_b, removed_bar)
+        return c
+
+
+def coincidence_rows(ctx: RowContext, body_a: int | None, body_b: int,
+                     label: str) -> list:
+    """The rows :math:`p_b - p_a = 0` (x, y) of two body points whose coordinates are the
+    element's parameters ``ua, va, ub, vb`` (a pin; the position part of a weld)."""
+    from .base import Row
+
+    ua, va, ub, vb = (ctx.par(k) for k in ("ua", "va", "ub", "vb"))
+    out = []
+    for axis, name in ((0, "x"), (1, "y")):
+        F = mo.add(point_poly(ctx, body_b, ub, vb, axis),
+                   point_poly(ctx, body_a, ua, va, axis, -1.0))
+        out.append(Row(F, f"{label} · {name}", body_b, name))
+    return out

@@ -20,11 +20,11 @@ from typing import Any
 from .. import monomials as mo
 from ..validation import check_name, check_positive, field, optional_bar
 from .base import Constraint, LoadContext, Row, RowContext
-from .body_points import body_of, check_ref, point_poly, ref_text, resolve, shifted, world
+from .body_points import TwoBodies, body_of, check_ref, point_poly, ref_text, resolve, world
 
 
 @dataclass
-class Distance(Constraint):
+class Distance(TwoBodies, Constraint):
     """The points ``point_a`` of ``body_a`` and ``point_b`` of ``body_b`` (None: ground, the
     point then a ground position) kept at the distance ``length`` (m)."""
 
@@ -61,8 +61,6 @@ class Distance(Constraint):
                                  "length (a link of length 0 is a pin joint)")
         return cls(a, ra, b, rb, check_positive(length, f"{name}: length"), name)
 
-    def bars_used(self) -> tuple[int, ...]:
-        return tuple(i for i in (self.body_a, self.body_b) if i is not None)
 
     def parameters(self, bars: list) -> list[tuple[tuple, float]]:
         ua, va = resolve(bars, self.body_a, self.point_a, f"{self.name}: point_a")
@@ -76,15 +74,7 @@ class Distance(Constraint):
                 ("ub",): [(f"u_{{b,{d}}}", 1)], ("vb",): [(f"v_{{b,{d}}}", 1)],
                 ("inv_2l",): [(f"2\\ell_{{{d}}}", -1)], ("half_l",): [(f"\\ell_{{{d}}}/2", 1)]}
 
-    def topology(self) -> tuple:
-        return (self.name, self.body_a, self.body_b)
 
-    def reindexed(self, removed_bar: int) -> Distance | None:
-        if removed_bar in self.bars_used():
-            return None
-        c = self.copy()
-        c.body_a, c.body_b = shifted(self.body_a, removed_bar), shifted(self.body_b, removed_bar)
-        return c
 
     def describe(self, position: int) -> str:
         return (f"constraint {self.name!r}: distance {self.length:g} between "

@@ -24,11 +24,11 @@ from ...expression_codec import decode_expression, encode_expression
 from ..validation import bar_index, check_name, field, optional_bar
 from .actuators import check_law, parameter_variable
 from .base import Constraint, LoadContext, Row, RowContext
-from .body_points import body_of, shifted
+from .body_points import TwoBodies, body_of
 
 
 @dataclass
-class JointMotor(Constraint):
+class JointMotor(TwoBodies, Constraint):
     """θ_b − θ_a = law(t) for bodies ``body_a`` (None: ground) and ``body_b``."""
 
     body_a: int | None
@@ -52,18 +52,10 @@ class JointMotor(Constraint):
             raise ValueError(f"{name}: body_a and body_b are the same body ({b})")
         return cls(a, b, check_law(law, 0, parameters, f"{name}: angle_law"), name)
 
-    def bars_used(self) -> tuple[int, ...]:
-        return tuple(i for i in (self.body_a, self.body_b) if i is not None)
 
     def topology(self) -> tuple:
         return (self.name, self.body_a, self.body_b, str(self.law))
 
-    def reindexed(self, removed_bar: int) -> JointMotor | None:
-        if removed_bar in self.bars_used():
-            return None
-        c = self.copy()
-        c.body_a, c.body_b = shifted(self.body_a, removed_bar), shifted(self.body_b, removed_bar)
-        return c
 
     def describe(self, position: int) -> str:
         a = "the ground" if self.body_a is None else f"body {self.body_a}"

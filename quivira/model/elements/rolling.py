@@ -48,6 +48,7 @@ from ..validation import (
 )
 from .base import Constraint, LoadContext, Row, RowContext
 from .body_points import (
+    TwoBodies,
     body_of,
     check_ref,
     point_poly,
@@ -196,7 +197,7 @@ class RollingOnLine(Constraint):
 
 
 @dataclass
-class RollingOnDisc(Constraint):
+class RollingOnDisc(TwoBodies, Constraint):
     """Disc ``body_b`` rolls without slipping on disc ``body_a`` (None: a fixed ground circle
     centred at ``centre_a``), outside it or, with ``inside``, inside it."""
 
@@ -239,8 +240,6 @@ class RollingOnDisc(Constraint):
         el.check_bodies(bars, name)
         return el
 
-    def bars_used(self) -> tuple[int, ...]:
-        return tuple(i for i in (self.body_a, self.body_b) if i is not None)
 
     def radii(self, bars: list) -> tuple[float, float]:
         """The current radii ``(R_a, R_b)`` (m)."""
@@ -271,12 +270,6 @@ class RollingOnDisc(Constraint):
     def topology(self) -> tuple:
         return (self.name, self.body_a, self.body_b, self.inside)
 
-    def reindexed(self, removed_bar: int) -> RollingOnDisc | None:
-        if removed_bar in self.bars_used():
-            return None
-        c = self.copy()
-        c.body_a, c.body_b = shifted(self.body_a, removed_bar), shifted(self.body_b, removed_bar)
-        return c
 
     def describe(self, position: int) -> str:
         where = "inside" if self.inside else "on"

@@ -22,11 +22,11 @@ from typing import Any
 from .. import monomials as mo
 from ..validation import bar_index, check_name, check_point, check_real, field, optional_bar
 from .base import Constraint, LoadContext, Row, RowContext
-from .body_points import angle_poly, body_of, point_poly, shifted
+from .body_points import TwoBodies, angle_poly, body_of, coincidence_rows
 
 
 @dataclass
-class Weld(Constraint):
+class Weld(TwoBodies, Constraint):
     """Bodies ``body_a`` (None: ground) and ``body_b`` welded at the point given in each
     frame (``point_a``, ``point_b``: body-frame ``(u, v)`` in m), relative angle ``phi0``."""
 
@@ -69,8 +69,6 @@ class Weld(Constraint):
         phi0 = pb[2] - (0.0 if a is None else bars[a].pose[2])
         return cls(a, b, local[0], local[1], phi0, name)
 
-    def bars_used(self) -> tuple[int, ...]:
-        return tuple(i for i in (self.body_a, self.body_b) if i is not None)
 
     def parameters(self, bars: list) -> list[tuple[tuple, float]]:
         return [(("ua",), self.point_a[0]), (("va",), self.point_a[1]),
@@ -83,15 +81,7 @@ class Weld(Constraint):
                 ("ub",): [(f"u_{{b,{w}}}", 1)], ("vb",): [(f"v_{{b,{w}}}", 1)],
                 ("phi0",): [(f"φ_{{{w}}}", 1)]}
 
-    def topology(self) -> tuple:
-        return (self.name, self.body_a, self.body_b)
 
-    def reindexed(self, removed_bar: int) -> Weld | None:
-        if removed_bar in self.bars_used():
-            return None
-        c = self.copy()
-        c.body_a, c.body_b = shifted(self.body_a, removed_bar), shifted(self.body_b, removed_bar)
-        return c
 
     def describe(self, position: int) -> str:
         a = "the ground" if self.body_a is None else f"body {self.body_a}"
@@ -101,11 +91,7 @@ class Weld(Constraint):
 
     def rows(self, ctx: RowContext) -> list[Row]:
         a, b = self.body_a, self.body_b
-        out = []
-        for axis, nm in ((0, "x"), (1, "y")):
-            F = mo.add(point_poly(ctx, b, ctx.par("ub"), ctx.par("vb"), axis),
-                       point_poly(ctx, a, ctx.par("ua"), ctx.par("va"), axis, -1.0))
-            out.append(Row(F, f"{self.name} · body {b} · {nm}", b, nm))
+        out = coincidence_rows(ctx, a, b, f"{self.name} · body {b}")
         lock = mo.add(angle_poly(ctx, b), angle_poly(ctx, a, -1.0),
                       mo.constant(-1.0, ctx.par("phi0")))
         out.append(Row(lock, f"{self.name} · body {b} · torque", b, "torque"))
