@@ -34,6 +34,7 @@ from .compiled import (
     CompiledSystem,
     compile_system,
     default_compile_options,
+    default_tolerance,
     evaluate_dynamics,
     evaluate_geometry,
     evaluate_outputs,
@@ -236,6 +237,8 @@ class Simulator:
     def _key(self, data: ModelData, tol: float | None, purpose: str,
              excluded: frozenset = frozenset()) -> tuple:
         opts = default_compile_options(data.n_coordinates(), purpose)
+        if tol is None:
+            tol = default_tolerance(data.n_coordinates())
         return (topology_key(data), tol, tuple(sorted(opts.items())), self.solver,
                 tuple(sorted(excluded, key=str)))
 
@@ -249,6 +252,8 @@ class Simulator:
         """The compiled system of the topology of ``data`` (built on first use, then cached);
         with ``dynamics`` also the function of multipliers and accelerations; without the
         (redundant) rows ``excluded``."""
+        if tol is None:
+            tol = default_tolerance(data.n_coordinates())
         key = self._key(data, tol, purpose, excluded)
         with self._lock:
             cs = self._cache.get(key)
@@ -433,13 +438,14 @@ class Simulator:
             raise ValueError(f"singular must be 'pass' or 'stop', got {singular!r}")
         t_end = check_positive(t_end, "t_end")
         n_points = _check_count(n_points, "n_points", 2)
-        tol = None if tol is None else _check_tol(tol)
+        tol_rule = "given" if tol is not None else "default for the model's size"
         singular_threshold = _check_threshold(singular_threshold)
         purpose = _check_purpose(purpose)
         projection = check_flag(projection, "projection")
         max_steps = _check_count(max_steps, "max_steps", 1)
         max_wall_s = check_positive(max_wall_s, "max_wall_s")
         n = data.n_coordinates()
+        tol = default_tolerance(n) if tol is None else _check_tol(tol)
         with self._lock:
             full = self.compiled(data, tol, purpose)
             nbytes = n_points * 8 * (4 * n + 4 * full.m + 4)
@@ -473,6 +479,10 @@ class Simulator:
                 traj = run.trajectory()
                 raise SimulationInterrupted(run.last_t, traj) from None
             traj = run.trajectory()
+            monitor = ("off: J has full rank at every pose" if not cs.monitor
+                       else "on" if singular_threshold > 0 else "off: threshold 0")
+            traj.info.update({"tol_rule": tol_rule, "singularity_monitor": monitor,
+                              **{k: cs.options[k] for k in ("compact_mode", "opt_level")}})
             if run.budget is not None:
                 raise BudgetExceededError(run.budget, run.last_t, run.last_state, traj)
             if run.failure is not None:
