@@ -49,13 +49,17 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
+import numpy as np
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 RESULTS = HERE / "results"
 MARK = "@@BENCHMARK-RECORD@@"
 
-CHAINS_FULL = (2, 4, 8, 16, 32, 64)
-SCISSORS_FULL = (2, 4, 8)
+CHAINS_FULL = (2, 4, 8, 16, 32, 64, 128)
+SCISSORS_FULL = (2, 4, 8, 32, 64)
+#: cases this large skip SymPy (it passes the cut-off from chain-64 on)
+SYMPY_MAX_BARS = 64
 CHAINS_QUICK = (2, 4, 8)
 SCISSORS_QUICK = (2,)
 SYMPY_QUICK = ("chain-2", "chain-4", "four_bar", "scissor-2")
@@ -101,13 +105,20 @@ def worker(spec: dict) -> None:
         module = {"quivira": "peers.quivira_peer", "sympy_scipy": "peers.sympy_scipy",
                   "exudyn": "peers.exudyn_peer"}[spec["tool"]]
         rec = importlib.import_module(module).run(spec["case"], **spec.get("kwargs", {}))
-        rec.update(status="ok", import_s=import_s)
+        rec.update(status="ok", import_s=import_s, peak_rss_mb=_peak_rss_mb())
     except Exception as exc:  # noqa: BLE001 - reported in the record
         rec = {"status": "error", "error": f"{type(exc).__name__}: {exc}"}
     print(MARK + json.dumps(_clean(rec)), flush=True)
 
 
 # ---------------------------------------------------------------------------------- helpers
+def _peak_rss_mb() -> float:
+    """Peak resident memory of this process (build + compile + simulate), in MB."""
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
 def _clean(x):
     """JSON-safe copy: NaN and infinities become None."""
     if isinstance(x, float):
@@ -176,7 +187,8 @@ def plan(quick: bool) -> dict:
     chains = CHAINS_QUICK if quick else CHAINS_FULL
     scissors = SCISSORS_QUICK if quick else SCISSORS_FULL
     cases = [f"chain-{n}" for n in chains] + ["four_bar"] + [f"scissor-{c}" for c in scissors]
-    tools = {c: list(TOOLS) for c in cases}
+    tools = {c: [t for t in TOOLS if t != "sympy_scipy" or case_info(c)["n_bars"] <= SYMPY_MAX_BARS]
+             for c in cases}
     if quick:
         for c in cases:
             tools[c] = ["quivira", "exudyn_h1e-3"] + (["sympy_scipy"] if c in SYMPY_QUICK else [])
@@ -190,13 +202,29 @@ def plan(quick: bool) -> dict:
 
 def t_end_for(case: str, quick: bool) -> float | None:
     if case.startswith("scissor"):
-        return None  # the peers' default, 0.3 s
+        return None  # the peers' default, 0.3 s (1 s for large lattices)
     return QUICK_T_END if quick else None
+
+
+def default_records(case: str, run_record) -> list[dict]:
+    """The call a user makes, ``model.simulate(t_end, n_points=101)`` with every default
+    (the singularity monitor included): first-time (heyoka's disk cache off) and with a warm
+    disk cache (a fresh cache folder, filled by the same call in an earlier process)."""
+    import tempfile
+
+    out = [run_record(case, "quivira_default")]
+    with tempfile.TemporaryDirectory(prefix="quivira-bench-cache-") as folder:
+        out.append(run_record(case, "quivira_warm", {"cache_dir": folder}))
+    return out
 
 
 def tool_kwargs(tool: str, case: str, quick: bool, setting: dict | None = None) -> tuple:
     t_end = t_end_for(case, quick)
     base = {} if t_end is None else {"t_end": t_end}
+    if tool == "quivira_default":
+        return "quivira", {**base, "defaults": True}
+    if tool == "quivira_warm":
+        return "quivira", {**base, "defaults": True, "warm_up": True, **(setting or {})}
     if tool == "quivira":
         return "quivira", {**base, **(setting or DEFAULT_SETTING)}
     if tool == "sympy_scipy":
@@ -262,7 +290,7 @@ def add_ratios(records: list[dict]) -> None:
     """Per case: quivira / peer of total time and of energy error, on the peer records."""
     q = {r["case"]: r for r in records if r["tool"] == "quivira" and r["status"] == "ok"}
     for r in records:
-        if r["tool"] == "quivira" or r["case"] not in q:
+        if r["tool"].startswith("quivira") or r["case"] not in q:
             continue
         qr = q[r["case"]]
         if _finite(r.get("total_s")) and r["total_s"] > 0:
@@ -381,6 +409,75 @@ def check_targets(records: list[dict]) -> list[dict]:
     return out
 
 
+def default_targets(records: list[dict], sweep: dict) -> list[dict]:
+    """Issue 19's targets on the default call (first time and warm cache) and large models."""
+    have = {(r["case"], r["tool"]): r for r in records}
+    out = []
+
+    def line(what, rows, ok):
+        if not rows:
+            out.append({"target": what, "status": "NOT RUN", "figures": "no records"})
+        else:
+            out.append({"target": what, "status": "OK" if ok else "MISSED",
+                        "figures": "; ".join(rows)})
+
+    rows, ok = [], True
+    for case, sw in sweep.items():
+        d = have.get((case, "quivira_default"), {})
+        good = [r["total_s"] for r in sw if r["status"] == "ok" and _finite(r.get("energy_error"))
+                and r["energy_error"] <= ENERGY_GOAL]
+        if d.get("status") != "ok" or not good:
+            ok = False
+            rows.append(f"{case}: no figure")
+            continue
+        ratio = d["total_s"] / min(good)
+        ok &= ratio <= 1.2 and d["energy_error"] <= ENERGY_GOAL
+        rows.append(f"{case} {ratio:.2f}x (E {d['energy_error']:.1e})")
+    line("default call within 1.2x of the fastest swept setting with energy error <= 1e-10, "
+         "its own energy error <= 1e-10", rows, ok)
+    for tool, factor, what in (("quivira_warm", 1.0, "warm disk cache: total <= Exudyn "
+                                "h = 1e-3's total"),
+                               ("quivira_default", 2.0, "first time (cache off): total <= 2x "
+                                "Exudyn h = 1e-3's total")):
+        rows, ok = [], True
+        for (case, t), r in have.items():
+            ex = have.get((case, "exudyn_h1e-3"), {})
+            if t != tool or r.get("status") != "ok" or not _finite(ex.get("total_s")):
+                continue
+            ratio = r["total_s"] / ex["total_s"]
+            ok &= ratio <= factor
+            rows.append(f"{case} {ratio:.2f}x")
+        line(what, rows, ok)
+    s64 = have.get(("scissor-64", "quivira_default"), {})
+    line("scissor-64, 1 s simulated, end to end with the defaults <= 5 s",
+         [f"{_fmt_s(s64.get('total_s'))} s"] if s64 else [],
+         _finite(s64.get("total_s")) and s64["total_s"] <= 5.0)
+    rows, ok = [], True
+    for (case, t), r in have.items():
+        ex = have.get((case, "exudyn_h1e-4"), {})
+        if t != "quivira_default" or r.get("status") != "ok" or not _finite(ex.get("total_s")) \
+                or case_info(case)["n_bars"] < 32:
+            continue
+        speed = ex["total_s"] / r["total_s"]
+        acc = ex["energy_error"] / max(r["energy_error"], 1e-300) \
+            if _finite(ex.get("energy_error")) else 0.0
+        ok &= speed >= 25 and acc >= 1e5
+        rows.append(f"{case} {speed:.1f}x faster, {acc:.1e}x smaller energy error")
+    line("large models (>= 32 bars): default call >= 25x faster than Exudyn h = 1e-4 at an "
+         "energy error >= 1e5x smaller", rows, ok)
+    for family in ("chain", "scissor"):
+        pts = [(case_info(c)["n_bars"], r["total_s"]) for (c, t), r in have.items()
+               if t == "quivira_default" and c.startswith(family) and r.get("status") == "ok"
+               and case_info(c)["n_bars"] >= 16]
+        if len(pts) >= 2:
+            x, y = np.log([p[0] for p in pts]), np.log([p[1] for p in pts])
+            slope = float(np.polyfit(x, y, 1)[0])
+            line(f"growth exponent of the default call's total time in the number of bars "
+                 f"({family}s of >= 16 bars) <= 1.5", [f"{slope:.2f} over {len(pts)} sizes"],
+                 slope <= 1.5)
+    return out
+
+
 def load_average() -> list[float] | None:
     try:
         return [round(x, 2) for x in os.getloadavg()]
@@ -428,9 +525,15 @@ def markdown(doc: dict) -> str:
              "(below 1: quivira faster or more accurate); `<=` when the peer hit the cut-off. "
              "Chains and four-bar: 10 s simulated (quick run: 1 s); scissors 0.3 s (they "
              "collapse to a singular flat pose in well under 10 s).", "",
+             "`quivira` is the fastest swept setting that meets the case's energy goal (no "
+             "singularity monitor); `quivira_default` is `model.simulate(t_end, n_points=101)` "
+             "with every default, heyoka's disk cache off (first time); `quivira_warm` the same "
+             "call with a warm disk cache (a fresh cache folder, filled by the same call in an "
+             "earlier process: a user's second session). Peak RSS: the tool's process, build + "
+             "compile + simulate (imports included).", "",
              "| case | coords | tool | build | compile | integrate | total | energy error "
-             "| residual | time ratio | energy ratio | status |",
-             "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+             "| residual | time ratio | energy ratio | peak RSS MB | status |",
+             "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
     for r in doc["records"]:
         tr = r.get("time_ratio_quivira_over_peer")
         er = r.get("energy_error_ratio_quivira_over_peer")
@@ -444,13 +547,16 @@ def markdown(doc: dict) -> str:
         if r["tool"] == "quivira" and r.get("settings"):
             s = r["settings"]
             status += f" ({s['purpose']}, tol {s['tol']})"
+        elif r["tool"].startswith("quivira_") and r.get("settings"):
+            s = r["settings"]
+            status += f" (defaults: tol {s['tol']:.0e}, monitor {s['singularity_monitor']})"
         if r["tool"].startswith("exudyn") and r.get("settings"):
             status += f" ({r['settings']['linear_solver']})"
         lines.append(f"| {r['case']} | {r['n_coordinates']} | {r['tool']} | "
                      f"{_fmt_s(r.get('build_s'))} | {_fmt_s(r.get('compile_s'))} | "
                      f"{_fmt_s(r.get('integrate_s'))} | {total} | "
                      f"{_fmt_e(r.get('energy_error'))} | {_fmt_e(r.get('residual'))} | "
-                     f"{trs} | {ers} | {status} |")
+                     f"{trs} | {ers} | {_fmt_s(r.get('peak_rss_mb'))} | {status} |")
     lines += ["", "## Targets", ""]
     if doc["targets"]:
         for t in doc["targets"]:
@@ -491,8 +597,8 @@ def plot(doc: dict, path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    colours = {"quivira": "C0", "sympy_scipy": "C1", "exudyn_h1e-3": "C2",
-               "exudyn_h1e-4": "C3"}
+    colours = {"quivira": "C0", "quivira_default": "C4", "sympy_scipy": "C1",
+               "exudyn_h1e-3": "C2", "exudyn_h1e-4": "C3"}
     fig, ax = plt.subplots(figsize=(9.0, 5.2))
     for tool, col in colours.items():
         for family, style, marker in (("chain", "-", "o"), ("scissor", "--", "s"),
@@ -580,9 +686,11 @@ def main(argv: list[str] | None = None) -> int:
     def run_record(case: str, tool: str, setting: dict | None = None, why: str = "") -> dict:
         name, kw = tool_kwargs(tool, case, quick, setting)
         raw = spawn(name, case, kw, cutoff)
-        t_end = kw.get("t_end", 0.3 if case.startswith("scissor") else 10.0)
+        from peers import t_end_of
+
+        t_end = t_end_of(case, kw.get("t_end"))
         rec = make_record(case, tool, infos[case], t_end, raw, cutoff)
-        if setting is not None:
+        if setting is not None and "purpose" in setting:
             extra = f"setting {setting['purpose']}, tol {setting['tol']}: {why}"
             rec["notes"] = "; ".join(x for x in (rec["notes"], extra) if x)
         print(f"  {case:11s} {tool:13s} {rec['status']:7s} build {_fmt_s(rec['build_s']):>6s}"
@@ -626,10 +734,12 @@ def main(argv: list[str] | None = None) -> int:
         chosen[case] = {**setting, "why": why, "energy_goal": goal}
         print(f"    -> {setting['purpose']}, tol {setting['tol']} ({why})", flush=True)
         records.append(run_record(case, "quivira", setting, why))
+        if not quick:
+            records += default_records(case, run_record)
     add_ratios(records)
 
     problems = check_plausible(records, expected, quick)
-    targets = [] if quick else check_targets(records)
+    targets = [] if quick else check_targets(records) + default_targets(records, sweep)
     doc = {
         "meta": {
             "command": "python benchmarks/run.py" + (" --quick" if quick else "")

@@ -1,15 +1,27 @@
 """Sphinx configuration of the Quivira documentation site.
 
-Build from the repository root with warnings as errors (as CI does)::
+Build from the repository root with warnings as errors (a quick build: lessons without their
+figures, see below)::
 
     python -m sphinx -W -b html docs docs/_build/html
 
-The course pages are the notebooks of ``notebooks/``, copied into ``docs/course/`` at the start
-of every build (that folder is generated and git-ignored) with a *launch on Binder* and a
-*download* line added at the top of each copy. They are rendered by myst-nb from their stored
-outputs (``nb_execution_mode = "off"``): the test suite already executes every lesson with
-nbval. ``QUIVIRA_DOCS_EXECUTE=1`` executes them during the build instead (figures included;
-a few minutes), with the results cached in ``docs/_build/.jupyter_cache``.
+The course pages are the notebooks ``notebooks/NN_name.ipynb``, copied into ``docs/course/``
+at the start of every build (that folder is generated and git-ignored) with a *launch on
+Binder* and a *download* line added at the top of each copy; a new lesson needs no other step
+(the course's table of contents globs ``course/*``). The notebooks are stored without outputs,
+so the published site is built with ``QUIVIRA_DOCS_EXECUTE=1`` (as CI does)::
+
+    QUIVIRA_DOCS_EXECUTE=1 python -m sphinx -W --keep-going -b html docs docs/_build/html
+
+which executes every lesson during the build (figures, and the ``to_jshtml`` animations of
+matplotlib as HTML; 2.5 to 5 minutes for the course on two cores, each lesson under half a
+minute), with the results cached in ``docs/_build/.jupyter_cache`` (an unchanged lesson is not
+executed again). Without it the lessons are rendered from their stored outputs
+(``nb_execution_mode = "off"``): code and text, no figures; a quick check of the pages.
+
+Widgets (the Studio and its panels) need a running kernel: on the site, each widget output is
+replaced by a note with a link to the Binder launch and the screenshots of ``widgets.md``, and
+a still image of the Studio where the cell builds one (see :func:`static_widget_outputs`).
 """
 
 from __future__ import annotations
@@ -132,3 +144,79 @@ def copy_course(source: Path = ROOT / "notebooks", target: Path = DOCS / "course
 
 
 COURSE = copy_course()
+
+
+# -- widget outputs of executed lessons ------------------------------------------------------
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+STUDIO_IMAGE = "/_static/img/studio.png"  # a screenshot of the widgets page (browser test)
+
+
+def _widget_note(docname: str, source: str) -> list:
+    """Return the nodes shown instead of a widget view: a note, and the Studio still image.
+
+    ``source`` is the code of the cell; the image is added when it builds a ``Studio``.
+    """
+    from docutils import nodes
+    from sphinx import addnodes
+
+    name = docname.rsplit("/", 1)[-1] + ".ipynb"
+    para = nodes.paragraph()
+    para += nodes.Text("This cell shows an interactive widget; it needs a running Python "
+                       "kernel, so it is not drawn on this page. ")
+    para += nodes.reference("", "Launch the lesson on Binder", refuri=BINDER.format(name=name))
+    para += nodes.Text(" (or run it locally) to use it; the ")
+    xref = addnodes.pending_xref("", refdomain="std", reftype="doc", reftarget="/widgets",
+                                 refexplicit=True, refdoc=docname)
+    xref += nodes.inline("", "Widgets page")
+    para += xref
+    para += nodes.Text(" has screenshots of every panel.")
+    out = [nodes.note("", para)]
+    if "Studio(" in source:
+        image = nodes.image(uri=STUDIO_IMAGE, alt="The Studio after a simulation (a four-bar "
+                            "linkage)", width="55%")
+        caption = nodes.caption("", "The Studio after a simulation (here a four-bar linkage; "
+                                "screenshot of the browser test of the widgets).")
+        out.append(nodes.figure("", image, caption, align="center"))
+    return out
+
+
+def static_widget_outputs(app, doctree) -> None:
+    """Replace the ipywidgets views of executed lessons by a note (and a still image).
+
+    A widget view on a static page would need its JavaScript (ipywidgets' HTML manager and,
+    for the figures, ipympl's) from a CDN and would still not react without a kernel: the
+    note says so and links to Binder and the widgets page. The notebook's widget state (a
+    megabyte for the Studio) and the HTML manager are then left out of the page.
+    """
+    from docutils import nodes
+
+    docname = app.env.docname
+    replaced = 0
+    for raw in list(doctree.findall(nodes.raw)):
+        if f'<script type="{WIDGET_VIEW}">' not in raw.astext():
+            continue
+        cell = raw.parent
+        while cell is not None and "cell" not in cell.get("classes", []):
+            cell = cell.parent
+        source = ""
+        if cell is not None:
+            blocks = list(cell.findall(nodes.literal_block))
+            source = blocks[0].astext() if blocks else ""
+        new = _widget_note(docname, source)
+        for node in new:
+            if isinstance(node, nodes.figure):
+                doctree.set_id(node)  # HTML needs an id for a figure
+        raw.replace_self(new)
+        replaced += 1
+    if replaced:
+        # myst-nb registers the widget state and the HTML manager per document (internal
+        # store: skipped quietly if it changes)
+        meta = getattr(app.env, "nb_metadata", {}).get(docname, {})
+        for key in [k for k in meta.get("js_files", {}) if k.startswith("ipywidgets")]:
+            del meta["js_files"][key]
+
+
+def setup(app):
+    # before Sphinx's image collector (priority 500), which must see the still image
+    app.connect("doctree-read", static_widget_outputs, priority=400)
+    return {"parallel_read_safe": True}

@@ -1,28 +1,28 @@
-"""Constraint rows at acceleration level: holonomic (possibly rheonomic) and velocity rows.
+r"""Constraint rows at acceleration level: holonomic (possibly rheonomic) and velocity rows.
 
 Every constraint row enters the equations of motion as
 
-.. math:: a_k(q, t)\\,\\ddot q + c_k(q, \\dot q, t) = 0,
+.. math:: a_k(q, t)\,\ddot q + c_k(q, \dot q, t) = 0,
 
 stored as the sparse row :math:`a_k` ("row of J") and the term :math:`c_k`.
 
-*Holonomic* rows :math:`F_k(q, t) = 0`: :math:`a_k = \\partial F_k/\\partial q` and
+*Holonomic* rows :math:`F_k(q, t) = 0`: :math:`a_k = \partial F_k/\partial q` and
 
-.. math:: c_k = \\frac{\\partial (J_k\\dot q)}{\\partial q}\\dot q
-          + 2\\frac{\\partial J_k}{\\partial t}\\dot q + \\frac{\\partial^2 F_k}{\\partial t^2},
+.. math:: c_k = \frac{\partial (J_k\dot q)}{\partial q}\dot q
+          + 2\frac{\partial J_k}{\partial t}\dot q + \frac{\partial^2 F_k}{\partial t^2},
 
-the velocity residual being :math:`J_k\\dot q + \\partial F_k/\\partial t`.
+the velocity residual being :math:`J_k\dot q + \partial F_k/\partial t`.
 
-*Velocity* rows :math:`g_k = A_k(q, t)\\dot q + b_k(q, t) = 0` (linear in :math:`\\dot q`):
-:math:`a_k = \\partial g_k/\\partial \\dot q = A_k` and
-:math:`c_k = (\\partial g_k/\\partial q)\\,\\dot q + \\partial g_k/\\partial t`; the velocity
+*Velocity* rows :math:`g_k = A_k(q, t)\dot q + b_k(q, t) = 0` (linear in :math:`\dot q`):
+:math:`a_k = \partial g_k/\partial \dot q = A_k` and
+:math:`c_k = (\partial g_k/\partial q)\,\dot q + \partial g_k/\partial t`; the velocity
 residual is :math:`g_k` itself.
 
 Time derivatives are taken by replacing ``hy.time`` with an auxiliary coordinate τ whose
 velocity is 1, differentiating, and substituting back: with
-:math:`\\tilde q = (q, τ)`, :math:`\\dot{\\tilde q} = (\\dot q, 1)` the holonomic formula
+:math:`\tilde q = (q, τ)`, :math:`\dot{\tilde q} = (\dot q, 1)` the holonomic formula
 above is the single directional derivative
-:math:`c_k = \\partial(\\tilde J_k \\dot{\\tilde q})/\\partial \\tilde q \\cdot \\dot{\\tilde q}`.
+:math:`c_k = \partial(\tilde J_k \dot{\tilde q})/\partial \tilde q \cdot \dot{\tilde q}`.
 """
 
 from __future__ import annotations
@@ -74,7 +74,7 @@ class Rows:
 
 
 def holonomic_rows(F: list, q: list, qd: list) -> Rows:
-    """Rows of :math:`F(q, t) = 0` (see the module docstring).
+    r"""Rows of :math:`F(q, t) = 0` (see the module docstring).
 
     Inputs are not validated here (:func:`quivira.lagrange_eom` does it).
 
@@ -89,8 +89,8 @@ def holonomic_rows(F: list, q: list, qd: list) -> Rows:
     Returns
     -------
     Rows
-        ``a[k]`` the sparse row :math:`\\partial F_k/\\partial q`, ``c[k]`` the term
-        :math:`c_k`, ``velocity_residual[k]`` :math:`J_k\\dot q + \\partial F_k/\\partial t`.
+        ``a[k]`` the sparse row :math:`\partial F_k/\partial q`, ``c[k]`` the term
+        :math:`c_k`, ``velocity_residual[k]`` :math:`J_k\dot q + \partial F_k/\partial t`.
     """
     q_aug = [*q, _TAU]
     qd_aug = [*qd, 1.0]
@@ -109,12 +109,12 @@ def holonomic_rows(F: list, q: list, qd: list) -> Rows:
 
 
 def velocity_rows(G: list, q: list, qd: list, *, allow_nonlinear: bool = False) -> Rows:
-    """Rows of :math:`A(q, t)\\dot q + b(q, t) = 0` (see the module docstring).
+    r"""Rows of :math:`A(q, t)\dot q + b(q, t) = 0` (see the module docstring).
 
-    With ``allow_nonlinear`` a row may be any :math:`g(q, \\dot q, t) = 0`: then
-    :math:`a = \\partial g/\\partial\\dot q` depends on the velocities, the acceleration
-    equation is still :math:`a\\ddot q + (\\partial g/\\partial q)\\dot q + \\partial g/\\partial t
-    = 0`, and the constraint force :math:`a^T\\lambda` follows Chetaev's rule (as Exudyn's
+    With ``allow_nonlinear`` a row may be any :math:`g(q, \dot q, t) = 0`: then
+    :math:`a = \partial g/\partial\dot q` depends on the velocities, the acceleration
+    equation is still :math:`a\ddot q + (\partial g/\partial q)\dot q + \partial g/\partial t
+    = 0`, and the constraint force :math:`a^T\lambda` follows Chetaev's rule (as Exudyn's
     velocity-level coordinate constraints with quadratic terms).
 
     Inputs are not validated here beyond linearity (:func:`quivira.lagrange_eom` checks the
@@ -123,7 +123,7 @@ def velocity_rows(G: list, q: list, qd: list, *, allow_nonlinear: bool = False) 
     Parameters
     ----------
     G : list
-        Residuals :math:`g_k(q, \\dot q, t)`: numbers or heyoka expressions.
+        Residuals :math:`g_k(q, \dot q, t)`: numbers or heyoka expressions.
     q, qd : list of heyoka variables
         Coordinates and velocities (same length).
     allow_nonlinear : bool, optional
@@ -132,7 +132,7 @@ def velocity_rows(G: list, q: list, qd: list, *, allow_nonlinear: bool = False) 
     Returns
     -------
     Rows
-        ``a[k]`` the sparse row :math:`\\partial g_k/\\partial \\dot q`, ``c[k]`` the term
+        ``a[k]`` the sparse row :math:`\partial g_k/\partial \dot q`, ``c[k]`` the term
         :math:`c_k`, ``velocity_residual[k]`` :math:`g_k`.
 
     Raises

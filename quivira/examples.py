@@ -13,8 +13,11 @@ from .model import bar_joint_model
 
 def chain(n_bars: int, *, length: float = 1.0, mass: float = 1.0, angle: float = -0.3,
           g: float = 9.81) -> bar_joint_model:
-    """A chain of ``n_bars`` uniform bars, pinned to the origin at the ``s = -0.5`` end of bar 0,
-    consecutive bars joined end to end, all at ``angle`` (radians from the +x axis)."""
+    """Build a chain of ``n_bars`` uniform bars pinned to the origin.
+
+    Bar 0 is pinned to the origin at its ``s = -0.5`` end; consecutive bars are joined end to
+    end, all at ``angle`` (radians from the +x axis).
+    """
     if not isinstance(n_bars, int) or n_bars < 1:
         raise ValueError(f"n_bars must be a positive integer, got {n_bars!r}")
     m = bar_joint_model()
@@ -31,8 +34,10 @@ def chain(n_bars: int, *, length: float = 1.0, mass: float = 1.0, angle: float =
 def four_bar(crank: float = 1.0, coupler: float = 3.0, rocker: float = 2.5,
              ground: float = 3.0, crank_angle: float = math.pi / 3, *,
              mass_per_length: float = 1.0, g: float = 9.81) -> bar_joint_model:
-    """A four-bar linkage: ground pins at ``(0, 0)`` and ``(ground, 0)``; bar 0 the crank,
-    bar 1 the coupler, bar 2 the rocker, closed in the "elbow-up" assembly.
+    """Build a four-bar linkage in its "elbow-up" assembly.
+
+    Ground pins at ``(0, 0)`` and ``(ground, 0)``; bar 0 is the crank, bar 1 the coupler,
+    bar 2 the rocker.
 
     The defaults form a Grashof crank-rocker (shortest + longest ≤ sum of the other two,
     with the crank the shortest link).
@@ -62,7 +67,7 @@ def four_bar(crank: float = 1.0, coupler: float = 3.0, rocker: float = 2.5,
 
 def scissor(cells: int, *, length: float = 1.0, angle: float = 0.6,
             mass_per_length: float = 1.0, g: float = 9.81) -> bar_joint_model:
-    """A vertical scissor lattice of ``cells`` X-cells of bars of ``length`` at ``angle``.
+    """Build a vertical scissor lattice of ``cells`` X-cells of bars of ``length`` at ``angle``.
 
     Bar ``2c`` rises to the right and bar ``2c + 1`` to the left in cell ``c``; joints are found
     by :meth:`~quivira.bar_joint_model.infer_joints` (centres and cell corners). Bar 0's lower
@@ -85,11 +90,12 @@ def scissor(cells: int, *, length: float = 1.0, angle: float = 0.6,
 
 
 def iftomm_a01(*, length: float = 1.0, mass: float = 1.0, g: float = 9.81) -> bar_joint_model:
-    """IFToMM benchmark A01, the simple pendulum: a point mass on a massless link of
-    ``length`` pinned at the origin, released from rest with the link horizontal (the mass at
-    :math:`(L, 0)`). Body 0 is the particle; the link is the distance constraint "link"
-    (its multiplier is the tension). The IFToMM problem runs 2000 s; the exact period is
-    :math:`4K(\\sin^2(θ_0/2))\\sqrt{L/g}` with :math:`θ_0 = π/2`.
+    r"""Build IFToMM benchmark A01, the simple pendulum.
+
+    A point mass on a massless link of ``length`` pinned at the origin, released from rest
+    with the link horizontal (the mass at :math:`(L, 0)`). Body 0 is the particle; the link is
+    the distance constraint "link" (its multiplier is the tension). The IFToMM problem runs
+    2000 s; the exact period is :math:`4K(\sin^2(θ_0/2))\sqrt{L/g}` with :math:`θ_0 = π/2`.
 
     References: IFToMM Technical Committee for Multibody Dynamics, library of benchmark
     problems (problem A01).
@@ -103,12 +109,12 @@ def iftomm_a01(*, length: float = 1.0, mass: float = 1.0, g: float = 9.81) -> ba
 
 def iftomm_a02(n: int = 40, *, length: float = 1.0, mass: float = 1.0, g: float = 9.81,
                v0: float = 1.0) -> bar_joint_model:
-    """IFToMM benchmark A02, the N-four-bar mechanism: ``n`` parallelogram loops in a row.
+    r"""IFToMM benchmark A02, the N-four-bar mechanism: ``n`` parallelogram loops in a row.
 
     ``2n + 1`` uniform bars of ``length`` and ``mass``: bar ``2i`` is crank ``i`` from the
     ground pin :math:`A_i = (i L, 0)` (its ``s = -0.5`` end) up to :math:`B_i = (i L, L)`,
     bar ``2i + 1`` the coupler from :math:`B_i` to :math:`B_{i+1}` (horizontal). Initial
-    velocity: :math:`\\dot x_{B_0} = v_0` (every crank turns at :math:`-v_0/L`, the couplers
+    velocity: :math:`\dot x_{B_0} = v_0` (every crank turns at :math:`-v_0/L`, the couplers
     translate). The mechanism has one degree of freedom except when it is flat (every bar on
     :math:`y = 0`), where the rank of J drops by ``n``: it passes those poses (see
     ``simulate(..., singular="pass")``). The IFToMM problem is ``n = 40``, 20 s, with the
@@ -137,15 +143,17 @@ def iftomm_a02(n: int = 40, *, length: float = 1.0, mass: float = 1.0, g: float 
 
 def double_four_bar_redundant(*, length: float = 1.0, mass: float = 1.0, g: float = 9.81,
                               v0: float = 1.0) -> bar_joint_model:
-    """The double parallelogram with its redundant link: three vertical cranks of ``length``
-    and ``mass`` pinned to the ground at :math:`(0, 0)`, :math:`(L, 0)`, :math:`(2L, 0)` and
-    to one coupler of length :math:`2L` and mass :math:`2m` (at its ends and its centre).
+    r"""Build the double parallelogram with its redundant link.
+
+    Three vertical cranks of ``length`` and ``mass`` are pinned to the ground at
+    :math:`(0, 0)`, :math:`(L, 0)`, :math:`(2L, 0)` and to one coupler of length :math:`2L` and
+    mass :math:`2m` (at its ends and its centre).
 
     Grübler's count gives 0 degrees of freedom (12 pin rows for 12 coordinates), but one row
     is redundant (the middle crank repeats what the outer two impose): the mechanism moves
     with one degree of freedom, exactly as IFToMM A02 with ``n = 2`` (the coupler only
     translates). Bars 0, 1, 2 are the cranks, bar 3 the coupler; initial velocity
-    :math:`\\dot x = v_0` of the crank tips.
+    :math:`\dot x = v_0` of the crank tips.
     """
     m = bar_joint_model()
     m.set_g(g)
@@ -179,11 +187,12 @@ ANDREWS = {
 
 
 def iftomm_a03() -> bar_joint_model:
-    """IFToMM benchmark A03, Andrews' squeezing mechanism: 7 rigid bodies, 10 pins (one
-    degree of freedom), a spring (c₀ = 4530 N/m, ℓ₀ = 0.07785 m) from point D of the
-    triangle BDE to the ground point C, a constant torque of 0.033 N m on the crank OF, no
-    gravity; at rest in the consistent pose of the Test Set for IVP Solvers. The IFToMM /
-    test-set problem runs 0.03 s.
+    """Build IFToMM benchmark A03, Andrews' squeezing mechanism.
+
+    7 rigid bodies, 10 pins (one degree of freedom), a spring (c₀ = 4530 N/m,
+    ℓ₀ = 0.07785 m) from point D of the triangle BDE to the ground point C, a constant torque
+    of 0.033 N m on the crank OF, no gravity; at rest in the consistent pose of the Test Set
+    for IVP Solvers. The IFToMM / test-set problem runs 0.03 s.
 
     Bodies (indices): 0 OF (crank), 1 FE, 2 BDE, 3 GE, 4 AG, 5 HE, 6 AH, each with its named
     points (body frames of Hairer & Wanner; BDE's frame is turned so that D lies on its axis,

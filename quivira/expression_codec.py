@@ -119,6 +119,7 @@ class Limits:
     max_param_index: int = 9_999
 
     def __post_init__(self) -> None:
+        """Check that every limit is an int within its allowed range."""
         for field in dataclasses.fields(self):
             value = getattr(self, field.name)
             if isinstance(value, bool) or not isinstance(value, int):
@@ -228,7 +229,7 @@ def _parse_number(text: Any, limits: Limits, loc: str) -> float:
 
 def _leaf(op: str, node: list, limits: Limits, allowed: frozenset[str] | None, where: str,
           path: list[int]) -> hy.expression:
-    """The expression of a leaf node (arity already checked) at ``where`` + ``path``."""
+    """Return the expression of a leaf node (arity already checked) at ``where`` + ``path``."""
     if op == "time":
         return hy.time
     if op == "pi":
@@ -656,7 +657,7 @@ class _ArchiveWalker:
             self.string(100)
 
     def walk(self) -> list:
-        """The JSON tree of the whole archive."""
+        """Return the JSON tree of the whole archive."""
         limits = self.limits
         self.header()
         frames: list[list] = []
@@ -689,9 +690,10 @@ class _ArchiveWalker:
 
 
 def _copy_tree(tree: list, limits: Limits) -> list:
-    """A copy of a tree in which no list appears twice (iteratively), at most
-    ``limits.max_nodes`` nodes (a tree of shared sub-trees can be exponentially larger than
-    its archive)."""
+    """Copy a tree so that no list appears twice (iteratively), at most ``limits.max_nodes`` nodes.
+
+    A tree of shared sub-trees can be exponentially larger than its archive.
+    """
     root: list = []
     stack = [(tree, root)]
     count = 0
@@ -722,7 +724,7 @@ _SMALL_EXPRESSION = 64
 
 
 def _serialized(expr: hy.expression, n_nodes: int) -> bytes:
-    """heyoka's serialization of ``expr``, in a thread whose stack fits its depth.
+    """Heyoka's serialization of ``expr``, in a thread whose stack fits its depth.
 
     Boost's serializer recurses once per level and the depth is at most ``n_nodes``, so the
     work runs in a helper thread with a stack of ``n_nodes * 3 KiB + 1 MiB``, whatever the
@@ -753,7 +755,7 @@ def _serialized(expr: hy.expression, n_nodes: int) -> bytes:
 
 
 def _format_tree(tree: Any, max_chars: int = 60) -> str:
-    """A short function-call text of a (valid) tree, such as ``exp(prod(-1.0, x))``."""
+    """Return a short function-call text of a (valid) tree, such as ``exp(prod(-1.0, x))``."""
     parts: list[str] = []
     stack: list[Any] = [tree]
     length = 0
@@ -798,7 +800,7 @@ def _trees_differ(a: list, b: list) -> bool:
 
 
 def _tree_of(expr: hy.expression, limits: Limits) -> list | None:
-    """The walker's tree of ``expr`` without verification, or None if it cannot be walked."""
+    """Return the walker's tree of ``expr`` without verification, or None if it cannot be walked."""
     n_nodes = len(expr)
     if n_nodes == 0 or n_nodes > limits.max_nodes:
         return None
@@ -809,7 +811,7 @@ def _tree_of(expr: hy.expression, limits: Limits) -> list | None:
 
 
 def _not_reproducible(tree: list, limits: Limits) -> ValueError:
-    """The error for a tree that heyoka's constructors rebuild differently.
+    """Return the error for a tree that heyoka's constructors rebuild differently.
 
     Finds the first node (in post-order) that its constructor, applied to its own arguments,
     builds in another form, such as ``exp(-1.0)`` left unevaluated by ``hy.subs`` (heyoka's
@@ -844,7 +846,7 @@ def _not_reproducible(tree: list, limits: Limits) -> ValueError:
 
 
 def encode_expression(expr: hy.expression, *, limits: Limits = DEFAULT_LIMITS) -> list:
-    """The JSON tree of a heyoka expression (see the module documentation for the format).
+    """Return the JSON tree of a heyoka expression (see the module documentation for the format).
 
     The tree reproduces heyoka's structure exactly; the encoding is verified by decoding it
     and comparing with ``expr`` (heyoka's structural ``==``), so a returned tree always decodes
@@ -929,8 +931,9 @@ def check_storable(expr: hy.expression, limits: Limits = DEFAULT_LIMITS) -> None
 
 
 def tree_from_legacy_pickle(data: bytes, *, limits: Limits = DEFAULT_LIMITS) -> list:
-    """The JSON tree of an expression stored by quivira's version-1 model files (a pickle of a
-    heyoka expression), read **without unpickling**.
+    """Read the JSON tree of an expression from quivira's version-1 model files.
+
+    Those files store a pickle of a heyoka expression; it is read **without unpickling**.
 
     The pickle's opcodes are only listed (:func:`pickletools.genops` executes nothing); it must
     be exactly the pickle of one ``heyoka._core.expression`` whose state is one byte string,

@@ -1,27 +1,27 @@
-"""Mass-matrix forms of the constrained equations, laid out as SymPy's ``LagrangesMethod``.
+r"""Mass-matrix forms of the constrained equations, laid out as SymPy's ``LagrangesMethod``.
 
-With :math:`n` coordinates, :math:`m` constraint rows :math:`a(q,t)\\,\\ddot q + c = 0`
+With :math:`n` coordinates, :math:`m` constraint rows :math:`a(q,t)\,\ddot q + c = 0`
 (holonomic rows :math:`F(q,t) = 0` differentiated twice, velocity rows
-:math:`A\\dot q + b = 0` once), :math:`M\\ddot q = f + J^T\\lambda`:
+:math:`A\dot q + b = 0` once), :math:`M\ddot q = f + J^T\lambda`:
 
-* ``mass_matrix`` — :math:`[\\,M \\;\\; -J^T\\,]`, shape ``(n, n + m)`` (SymPy: ``mass_matrix``,
+* ``mass_matrix`` — :math:`[\,M \;\; -J^T\,]`, shape ``(n, n + m)`` (SymPy: ``mass_matrix``,
   whose last columns hold its ``lam_coeffs.T = -J^T``);
-* ``forcing`` — :math:`f = \\partial L/\\partial q - (\\partial^2 L/\\partial\\dot q\\partial q)
-  \\dot q - \\partial^2 L/\\partial\\dot q\\partial t + Q_{nc}`, shape ``(n,)``;
-* ``mass_matrix_full`` — the augmented index-1 system in :math:`x = (q, \\dot q, \\lambda)`,
+* ``forcing`` — :math:`f = \partial L/\partial q - (\partial^2 L/\partial\dot q\partial q)
+  \dot q - \partial^2 L/\partial\dot q\partial t + Q_{nc}`, shape ``(n,)``;
+* ``mass_matrix_full`` — the augmented index-1 system in :math:`x = (q, \dot q, \lambda)`,
 
-  .. math:: \\begin{bmatrix} I & 0 & 0 \\\\ 0 & M & -J^T \\\\ 0 & J & 0 \\end{bmatrix}
-            \\begin{bmatrix} \\dot q \\\\ \\ddot q \\\\ \\lambda \\end{bmatrix}
-          = \\begin{bmatrix} \\dot q \\\\ f \\\\ -c \\end{bmatrix},
+  .. math:: \begin{bmatrix} I & 0 & 0 \\ 0 & M & -J^T \\ 0 & J & 0 \end{bmatrix}
+            \begin{bmatrix} \dot q \\ \ddot q \\ \lambda \end{bmatrix}
+          = \begin{bmatrix} \dot q \\ f \\ -c \end{bmatrix},
 
   with ``forcing_full`` the right-hand side (SymPy's ``_f_cd`` is :math:`-c`); a switched-off
-  coordinate constraint has a zero row of :math:`J` and a 1 in the :math:`\\lambda` block, so
-  its row reads :math:`\\lambda_k = 0`;
-* ``rhs()`` — the explicit first-order form :math:`(\\dot q, \\ddot q, \\lambda)` obtained by
-  quivira's elimination (:math:`W\\lambda = -(J\\ddot q_a + c)`), as SymPy's ``rhs()`` solves
+  coordinate constraint has a zero row of :math:`J` and a 1 in the :math:`\lambda` block, so
+  its row reads :math:`\lambda_k = 0`;
+* ``rhs()`` — the explicit first-order form :math:`(\dot q, \ddot q, \lambda)` obtained by
+  quivira's elimination (:math:`W\lambda = -(J\ddot q_a + c)`), as SymPy's ``rhs()`` solves
   ``mass_matrix_full`` numerically.
 
-The multipliers are the same as SymPy's in these forms (:math:`J^T\\lambda` is the
+The multipliers are the same as SymPy's in these forms (:math:`J^T\lambda` is the
 generalized constraint force). Differences from SymPy: entries are heyoka expressions in
 NumPy object arrays, structural zeros are ``hy.expression(0.)``, and the rows of velocity
 constraints follow the holonomic ones (as ``LagrangesMethod`` appends ``nonhol_coneqs``).
@@ -101,12 +101,12 @@ class LagrangeForms:
 
     @property
     def forcing_full(self) -> np.ndarray:
-        """:math:`(\\dot q, f, -c)`, shape ``(2n + m,)``."""
+        r""":math:`(\dot q, f, -c)`, shape ``(2n + m,)``."""
         c = [-as_expression(x) for x in self.parts.Jdqd]
         return _to_expr_array([*self.parts.qd, *self.parts.f, *c])
 
     def rhs(self) -> np.ndarray:
-        """:math:`(\\dot q, \\ddot q, \\lambda)` in explicit form, shape ``(2n + m,)``."""
+        r""":math:`(\dot q, \ddot q, \lambda)` in explicit form, shape ``(2n + m,)``."""
         return _to_expr_array([*self.parts.qd, *self.parts.qdd, *self.parts.lambda_mult])
 
 
@@ -120,17 +120,17 @@ def _negate(A: np.ndarray) -> np.ndarray:
 def lagrange_forms(lagrangian: hy.expression, F: Sequence, q: Sequence, qd: Sequence,
                    Q_nc: Any = None, *, velocity_constraints: Sequence | None = None,
                    solver: Any = "lu") -> LagrangeForms:
-    """Mass-matrix forms of the system of :func:`quivira.lagrange_eom` (same arguments).
+    r"""Mass-matrix forms of the system of :func:`quivira.lagrange_eom` (same arguments).
 
-    With :math:`M\\ddot q = f + J^T\\lambda` and the constraint rows
-    :math:`J\\ddot q + c = 0` (see the module docstring):
+    With :math:`M\ddot q = f + J^T\lambda` and the constraint rows
+    :math:`J\ddot q + c = 0` (see the module docstring):
     ``mass_matrix`` :math:`= [M, -J^T]`, ``forcing`` :math:`= f`, and the augmented system
-    ``mass_matrix_full`` :math:`(\\dot q, \\ddot q, \\lambda)` = ``forcing_full``.
+    ``mass_matrix_full`` :math:`(\dot q, \ddot q, \lambda)` = ``forcing_full``.
 
     Parameters
     ----------
     lagrangian : heyoka.expression or float
-        Scalar Lagrangian :math:`\\mathcal L(q, \\dot q, t)` (J); may contain only the
+        Scalar Lagrangian :math:`\mathcal L(q, \dot q, t)` (J); may contain only the
         variables of ``q`` and ``qd``, ``hy.time`` and runtime parameters ``hy.par[i]``.
     F : sequence of heyoka.expression
         Holonomic constraint residuals :math:`F(q, t) = 0` (``[]`` for none); only the
@@ -141,10 +141,10 @@ def lagrange_forms(lagrangian: hy.expression, F: Sequence, q: Sequence, qd: Sequ
         Generalized non-conservative forces in the ordering of ``q`` (N for lengths, N m for
         angles); variables of ``q`` and ``qd``, ``hy.time`` and ``hy.par[i]``.
     velocity_constraints : sequence of heyoka.expression, optional
-        Rows :math:`A(q, t)\\dot q + b(q, t) = 0`, linear in the velocities, appended after
+        Rows :math:`A(q, t)\dot q + b(q, t) = 0`, linear in the velocities, appended after
         those of ``F``.
     solver : {"lu", "ordered"} or callable, optional
-        How :math:`W\\lambda = r` is solved for ``rhs()``; see
+        How :math:`W\lambda = r` is solved for ``rhs()``; see
         :func:`quivira.find_constrained_accelerations`.
 
     Returns
@@ -170,7 +170,7 @@ def lagrange_forms(lagrangian: hy.expression, F: Sequence, q: Sequence, qd: Sequ
     The pendulum of :func:`quivira.lagrange_eom` (a mass of 1 kg on a 1 m rod): two
     coordinates and one row give ``mass_matrix`` :math:`[M, -J^T]` of shape (2, 3) and the
     augmented ``mass_matrix_full`` of shape (5, 5); ``rhs()`` is
-    :math:`(\\dot x, \\dot y, \\ddot x, \\ddot y, \\lambda)`:
+    :math:`(\dot x, \dot y, \ddot x, \ddot y, \lambda)`:
 
     >>> import heyoka as hy
     >>> import numpy as np

@@ -1,42 +1,42 @@
-"""Constrained Lagrangian equations of motion as heyoka expressions.
+r"""Constrained Lagrangian equations of motion as heyoka expressions.
 
 The equations built here, in the order the code runs:
 
-1. Mass matrix and applied forces from a Lagrangian :math:`\\mathcal L(q, \\dot q, t)`:
+1. Mass matrix and applied forces from a Lagrangian :math:`\mathcal L(q, \dot q, t)`:
 
    .. math::
-      M = \\frac{\\partial^2 \\mathcal L}{\\partial \\dot q\\, \\partial \\dot q}, \\qquad
-      f = \\frac{\\partial \\mathcal L}{\\partial q}
-        - \\frac{\\partial^2 \\mathcal L}{\\partial \\dot q\\, \\partial q} \\dot q
-        - \\frac{\\partial^2 \\mathcal L}{\\partial \\dot q\\, \\partial t} + Q_{nc}, \\qquad
-      M \\ddot q_a = f.
+      M = \frac{\partial^2 \mathcal L}{\partial \dot q\, \partial \dot q}, \qquad
+      f = \frac{\partial \mathcal L}{\partial q}
+        - \frac{\partial^2 \mathcal L}{\partial \dot q\, \partial q} \dot q
+        - \frac{\partial^2 \mathcal L}{\partial \dot q\, \partial t} + Q_{nc}, \qquad
+      M \ddot q_a = f.
 
-2. Constraint rows at acceleration level, :math:`J \\ddot q + c = 0`. A holonomic row
-   :math:`F_k(q, t) = 0` gives :math:`J_k = \\partial F_k / \\partial q` and
+2. Constraint rows at acceleration level, :math:`J \ddot q + c = 0`. A holonomic row
+   :math:`F_k(q, t) = 0` gives :math:`J_k = \partial F_k / \partial q` and
 
-   .. math:: c_k = \\frac{\\partial (J_k \\dot q)}{\\partial q} \\dot q
-             + 2 \\frac{\\partial J_k}{\\partial t} \\dot q
-             + \\frac{\\partial^2 F_k}{\\partial t^2}
+   .. math:: c_k = \frac{\partial (J_k \dot q)}{\partial q} \dot q
+             + 2 \frac{\partial J_k}{\partial t} \dot q
+             + \frac{\partial^2 F_k}{\partial t^2}
 
-   (:math:`c_k = (\\dot J \\dot q)_k` when :math:`F` does not depend on time); a velocity row
-   :math:`g_k = A_k(q, t) \\dot q + b_k(q, t) = 0` gives :math:`J_k = A_k` and
-   :math:`c_k = (\\partial g_k / \\partial q) \\dot q + \\partial g_k / \\partial t`
+   (:math:`c_k = (\dot J \dot q)_k` when :math:`F` does not depend on time); a velocity row
+   :math:`g_k = A_k(q, t) \dot q + b_k(q, t) = 0` gives :math:`J_k = A_k` and
+   :math:`c_k = (\partial g_k / \partial q) \dot q + \partial g_k / \partial t`
    (:mod:`quivira.constraint_rows`).
 3. :math:`G = M^{-1} J^T` from :math:`M G = J^T` with one factorization of :math:`M`;
-   :math:`W = J G`; :math:`W \\lambda = -(J \\ddot q_a + c)`;
-   :math:`\\ddot q = \\ddot q_a + G \\lambda`.
+   :math:`W = J G`; :math:`W \lambda = -(J \ddot q_a + c)`;
+   :math:`\ddot q = \ddot q_a + G \lambda`.
 
 Sign convention of the multipliers: Lagrange's equations read
 
-.. math:: \\frac{d}{dt} \\frac{\\partial \\mathcal L}{\\partial \\dot q}
-          - \\frac{\\partial \\mathcal L}{\\partial q} = Q_{nc} + J^T \\lambda,
+.. math:: \frac{d}{dt} \frac{\partial \mathcal L}{\partial \dot q}
+          - \frac{\partial \mathcal L}{\partial q} = Q_{nc} + J^T \lambda,
 
-so :math:`J^T \\lambda` is the generalized constraint force acting on the system.
+so :math:`J^T \lambda` is the generalized constraint force acting on the system.
 
 Inputs that would silently give wrong equations are rejected by :func:`lagrange_eom` and
 :func:`quivira.lagrange_forms` with a :class:`ValueError` naming the stray variables: a
 Lagrangian, velocity constraints or :math:`Q_{nc}` with variables outside
-:math:`q \\cup \\dot q`, and holonomic constraints with variables outside :math:`q` (in
+:math:`q \cup \dot q`, and holonomic constraints with variables outside :math:`q` (in
 particular velocities). ``hy.time`` and runtime parameters ``hy.par[i]`` are allowed
 everywhere; they are not variables.
 
@@ -81,8 +81,10 @@ _ZERO = hy.expression(0.0)
 
 
 def _check_scalar_expression(x: Any, name: str) -> hy.expression:
-    """``x`` as a heyoka expression; a real number becomes a constant, anything else is a
-    :class:`TypeError`."""
+    """Return ``x`` as a heyoka expression.
+
+    A real number becomes a constant, anything else is a :class:`TypeError`.
+    """
     if isinstance(x, hy.expression):
         return x
     if is_number(x):
@@ -94,8 +96,11 @@ _SOLVERS = ("lu", "ordered")
 
 
 def _check_solver(solver: Any) -> None:
-    """:class:`TypeError` unless ``solver`` is a string or a callable, :class:`ValueError` for
-    an unknown name."""
+    """Check ``solver``.
+
+    Raise :class:`TypeError` unless ``solver`` is a string or a callable, :class:`ValueError`
+    for an unknown name.
+    """
     msg = f"solver: expected 'lu', 'ordered' or a callable f(A, b), got {solver!r}"
     if callable(solver):
         return
@@ -106,7 +111,7 @@ def _check_solver(solver: Any) -> None:
 
 
 def _as_rows(rows: Any, name: str, what: str) -> list:
-    """The entries of a sequence of constraint rows as a list (``[]`` for an empty one)."""
+    """Return the entries of a sequence of constraint rows as a list (``[]`` for an empty one)."""
     if rows is None or isinstance(rows, hy.expression) or not is_array_like(rows):
         raise TypeError(f"{name}: expected a sequence of {what} (use [] for none)")
     return list(as_vector(rows, name)) if len(rows) else []
@@ -124,13 +129,13 @@ def _time_hint(stray: list[str]) -> str:
 
 def _check_variables(L: hy.expression, F: list, G: list, Q: list | None, q: list,
                      qd: list) -> None:
-    """Reject stray variables (see the module docstring), naming them and the row.
+    r"""Reject stray variables (see the module docstring), naming them and the row.
 
     Raises
     ------
     ValueError
         If the Lagrangian, a velocity constraint or an entry of ``Q`` contains a variable
-        outside :math:`q \\cup \\dot q`, or a holonomic constraint one outside :math:`q`.
+        outside :math:`q \cup \dot q`, or a holonomic constraint one outside :math:`q`.
     """
     q_names = {str(v) for v in q}
     qd_names = {str(v) for v in qd}
@@ -183,7 +188,7 @@ def _var_index(variables: Sequence[hy.expression]) -> dict[str, int]:
 
 
 def _depends_on(expr: Any, index: dict[str, int]) -> list[int]:
-    """Indices (into ``index``) of the variables ``expr`` contains, in ascending order."""
+    """Return the indices (into ``index``) of the variables in ``expr``, ascending."""
     if not isinstance(expr, hy.expression):
         return []
     return sorted(index[v] for v in hy.get_variables(expr) if v in index)
@@ -216,11 +221,13 @@ def _dense(rows: list[dict[int, Any]], n_cols: int) -> np.ndarray:
 
 
 def _lagrangian_terms(lagrangian: hy.expression, q: list, qd: list):
-    """Return ``(M_rows, f)`` with ``M`` as sparse rows and
-    :math:`f = \\partial L/\\partial q - (\\partial^2 L/\\partial \\dot q \\partial q)\\dot q
-    - \\partial^2 L/\\partial \\dot q\\partial t` (the last for an explicitly time-dependent
+    r"""Return ``(M_rows, f)``: the mass matrix as sparse rows and the force term ``f``.
+
+    Here :math:`f = \partial L/\partial q - (\partial^2 L/\partial \dot q \partial q)\dot q
+    - \partial^2 L/\partial \dot q\partial t` (the last for an explicitly time-dependent
     Lagrangian, e.g. in a moving frame; ``hy.time`` is replaced by an auxiliary variable
-    for the derivative and put back)."""
+    for the derivative and put back).
+    """
     n = len(q)
     tau = hy.expression("quivira_tau")
     L = hy.subs(lagrangian, {hy.time: tau})
@@ -253,13 +260,14 @@ def _lagrangian_terms(lagrangian: hy.expression, q: list, qd: list):
 
 
 def build_mass_matrix(lagrangian: hy.expression, qd: Sequence[hy.expression]) -> np.ndarray:
-    """Return the mass matrix :math:`M_{ij} = \\partial^2 \\mathcal L / \\partial \\dot q_i
-    \\partial \\dot q_j`.
+    r"""Return the mass matrix of a Lagrangian.
+
+    The entries are :math:`M_{ij} = \partial^2 \mathcal L / \partial \dot q_i \partial \dot q_j`.
 
     Parameters
     ----------
     lagrangian : heyoka.expression or float
-        Scalar Lagrangian :math:`\\mathcal L(q, \\dot q, t)` (energy, J, in SI units). Its
+        Scalar Lagrangian :math:`\mathcal L(q, \dot q, t)` (energy, J, in SI units). Its
         other symbols (coordinates, parameters) are not checked: they are constants of the
         differentiation.
     qd : sequence of heyoka variables
@@ -310,8 +318,10 @@ def _jacobian_rows(F: list, q: list) -> list[dict[int, Any]]:
 
 
 def _jdqd_rows(J_rows: list[dict[int, Any]], q: list, qd: list) -> list:
-    """Rows of :math:`\\dot J \\dot q`:
-    :math:`(\\dot J \\dot q)_k = \\sum_j \\partial (J_k \\dot q)/\\partial q_j\\, \\dot q_j`."""
+    r"""Return the rows of :math:`\dot J \dot q`.
+
+    Row ``k`` is :math:`(\dot J \dot q)_k = \sum_j \partial (J_k \dot q)/\partial q_j\, \dot q_j`.
+    """
     q_idx = _var_index(q)
     out = []
     for row in J_rows:
@@ -326,7 +336,7 @@ def _jdqd_rows(J_rows: list[dict[int, Any]], q: list, qd: list) -> list:
 
 
 def build_constraint_jacobian(F: Sequence, q: Sequence[hy.expression]) -> np.ndarray:
-    """Return the constraint Jacobian :math:`J = \\partial F / \\partial q`.
+    r"""Return the constraint Jacobian :math:`J = \partial F / \partial q`.
 
     Parameters
     ----------
@@ -357,14 +367,14 @@ def build_constraint_jacobian(F: Sequence, q: Sequence[hy.expression]) -> np.nda
 
 
 def build_Jdqd(J: Any, q: Sequence[hy.expression], qd: Sequence[hy.expression]) -> np.ndarray:
-    """Return :math:`\\dot J \\dot q = \\sum_i (\\partial J/\\partial q_i)\\, \\dot q_i\\, \\dot q`.
+    r"""Return :math:`\dot J \dot q = \sum_i (\partial J/\partial q_i)\, \dot q_i\, \dot q`.
 
     Computed as one directional derivative per row,
-    :math:`(\\dot J \\dot q)_k = \\partial (J_k \\dot q)/\\partial q \\cdot \\dot q`, with no
+    :math:`(\dot J \dot q)_k = \partial (J_k \dot q)/\partial q \cdot \dot q`, with no
     triple loop.
 
     Only the dependence of ``J`` on ``q`` is differentiated: for a Jacobian that depends on
-    ``hy.time`` the term :math:`(\\partial J/\\partial t)\\dot q` is not included (use
+    ``hy.time`` the term :math:`(\partial J/\partial t)\dot q` is not included (use
     :func:`lagrange_eom`, which handles rheonomic constraints).
 
     Parameters
@@ -415,12 +425,12 @@ def _as_jacobian(J: Any, n: int) -> np.ndarray:
 
 def _constrain(M_fac: LUFactorization, qdd_a: list, J_rows: list[dict[int, Any]], Jdqd: list,
                W_shift: dict[int, Any] | None = None, solver: Any = "lu"):
-    """Apply the constraints to the applied accelerations.
+    r"""Apply the constraints to the applied accelerations.
 
     Returns ``(qdd, lambda_mult, W_rows, W_solve)`` (lists, and a :class:`WSolve` holding the
     LU factorization of ``W`` and the row order used, ``None`` without constraints), with
-    :math:`G = M^{-1}J^T`, :math:`W = J G`, :math:`W\\lambda = -(J\\ddot q_a + \\dot J\\dot q)`,
-    :math:`\\ddot q = \\ddot q_a + G\\lambda`. ``W_shift`` adds terms to diagonal entries of
+    :math:`G = M^{-1}J^T`, :math:`W = J G`, :math:`W\lambda = -(J\ddot q_a + \dot J\dot q)`,
+    :math:`\ddot q = \ddot q_a + G\lambda`. ``W_shift`` adds terms to diagonal entries of
     ``W`` (used to switch rows off: a row scaled by 0 with a shift of 1 gives λ = 0).
     """
     n = M_fac.n
@@ -478,9 +488,12 @@ def _constrain(M_fac: LUFactorization, qdd_a: list, J_rows: list[dict[int, Any]]
 
 @dataclass
 class WSolve:
-    """How :math:`W\\lambda = r` was solved: ``fac`` is the LU factorization of
+    r"""Record how :math:`W\lambda = r` was solved.
+
+    How :math:`W\lambda = r` was solved: ``fac`` is the LU factorization of
     :math:`P W P^T` with ``perm[k]`` the row of ``W`` at position ``k`` (identity for
-    ``"lu"``), or ``fac = None`` for a user-supplied solver."""
+    ``"lu"``), or ``fac = None`` for a user-supplied solver.
+    """
 
     fac: LUFactorization | None
     perm: list[int]
@@ -494,7 +507,7 @@ class WSolve:
 
 
 def _solve_W(W_rows: list, rhs: list, solver: Any) -> tuple[list, WSolve]:
-    """Solve :math:`W\\lambda = r` with the chosen solver (see :func:`lagrange_eom`).
+    r"""Solve :math:`W\lambda = r` with the chosen solver (see :func:`lagrange_eom`).
 
     :math:`W = J M^{-1} J^T` is symmetric by construction (its rows are built from the upper
     triangle and mirrored), so ``"ordered"`` factorizes it as :math:`L D L^T`.
@@ -549,15 +562,15 @@ def find_constrained_accelerations(
     return_W: bool = False,
     solver: Any = "lu",
 ) -> tuple:
-    """Return the constrained accelerations and the Lagrange multipliers.
+    r"""Return the constrained accelerations and the Lagrange multipliers.
 
     .. math::
-        \\ddot q_a = \\ddot q_{free} + M^{-1} Q_{nc}, \\quad G = M^{-1} J^T, \\quad W = J G,
+        \ddot q_a = \ddot q_{free} + M^{-1} Q_{nc}, \quad G = M^{-1} J^T, \quad W = J G,
 
-        W \\lambda = -(J \\ddot q_a + \\dot J \\dot q), \\qquad \\ddot q = \\ddot q_a + G\\lambda.
+        W \lambda = -(J \ddot q_a + \dot J \dot q), \qquad \ddot q = \ddot q_a + G\lambda.
 
     ``G`` comes from :math:`M G = J^T` with a single factorization of ``M`` that is reused
-    for every column and for ``Q_nc``. :math:`J^T\\lambda` is the generalized constraint force.
+    for every column and for ``Q_nc``. :math:`J^T\lambda` is the generalized constraint force.
 
     The entries are free-form: numbers or heyoka expressions in any symbols of the caller
     (their variables are not checked). Units are SI: accelerations in m/s² or rad/s²,
@@ -572,13 +585,13 @@ def find_constrained_accelerations(
     M : numpy.ndarray or sequence
         Mass matrix, shape ``(n, n)``.
     Jdqd : sequence
-        :math:`\\dot J \\dot q` (length ``m``).
+        :math:`\dot J \dot q` (length ``m``).
     Q_nc : sequence, optional
         Generalized applied forces (length ``n``); may depend on q, qd and ``hy.time``.
     return_W : bool, optional
         Also return the Delassus matrix :math:`W`.
     solver : {"lu", "ordered"} or callable, optional
-        How :math:`W\\lambda = r` is solved. ``"lu"`` (the default): sparse LU of ``W`` in
+        How :math:`W\lambda = r` is solved. ``"lu"`` (the default): sparse LU of ``W`` in
         the row order of ``J``. ``"ordered"``: symmetric :math:`LDL^T`
         (:func:`quivira.linalg.symmetric_factorize`, half the update products of LU) after
         the symmetric fill-reducing permutation of ``W`` (reverse Cuthill–McKee or minimum
@@ -638,15 +651,15 @@ def lagrange_eom(
     velocity_constraints: Sequence | None = None,
     solver: Any = "lu",
 ) -> list | tuple:
-    """Assemble the first-order ODE system of the constrained Lagrangian dynamics.
+    r"""Assemble the first-order ODE system of the constrained Lagrangian dynamics.
 
-    Builds :math:`M`, the applied accelerations :math:`\\ddot q_a` (with :math:`Q_{nc}`),
-    :math:`J = \\partial F/\\partial q`, :math:`\\dot J\\dot q`, then
-    :math:`\\ddot q = \\ddot q_a + M^{-1}J^T\\lambda` with
-    :math:`W\\lambda = -(J\\ddot q_a + \\dot J\\dot q)`, and returns
+    Builds :math:`M`, the applied accelerations :math:`\ddot q_a` (with :math:`Q_{nc}`),
+    :math:`J = \partial F/\partial q`, :math:`\dot J\dot q`, then
+    :math:`\ddot q = \ddot q_a + M^{-1}J^T\lambda` with
+    :math:`W\lambda = -(J\ddot q_a + \dot J\dot q)`, and returns
 
-    .. math:: \\frac{d}{dt}\\begin{bmatrix} q \\\\ \\dot q \\end{bmatrix}
-              = \\begin{bmatrix} \\dot q \\\\ \\ddot q(q, \\dot q, t) \\end{bmatrix}.
+    .. math:: \frac{d}{dt}\begin{bmatrix} q \\ \dot q \end{bmatrix}
+              = \begin{bmatrix} \dot q \\ \ddot q(q, \dot q, t) \end{bmatrix}.
 
     The constraints are enforced at acceleration level (index 1); the integrator keeps
     :math:`F(q) = 0` only up to its tolerance, starting from a consistent state.
@@ -654,7 +667,7 @@ def lagrange_eom(
     Parameters
     ----------
     lagrangian : heyoka.expression or float
-        Scalar Lagrangian :math:`\\mathcal L(q, \\dot q, t)` (J); may contain only the
+        Scalar Lagrangian :math:`\mathcal L(q, \dot q, t)` (J); may contain only the
         variables of ``q`` and ``qd``, ``hy.time`` and runtime parameters ``hy.par[i]``.
     F : sequence of heyoka.expression
         Holonomic constraint residuals :math:`F(q, t) = 0`; an empty sequence gives free
@@ -666,17 +679,17 @@ def lagrange_eom(
         for angles); may contain the variables of ``q`` and ``qd``, ``hy.time`` and
         ``hy.par[i]``.
     return_multipliers : bool, optional
-        Also return the multipliers :math:`\\lambda` (1-D, in the order of ``F``).
+        Also return the multipliers :math:`\lambda` (1-D, in the order of ``F``).
     return_W : bool, optional
         Also return the Delassus matrix :math:`W = J M^{-1} J^T`.
     velocity_constraints : sequence of heyoka.expression, optional
-        Non-holonomic rows :math:`A(q, t)\\dot q + b(q, t) = 0` (linear in the velocities;
+        Non-holonomic rows :math:`A(q, t)\dot q + b(q, t) = 0` (linear in the velocities;
         variables of ``q`` and ``qd``, ``hy.time``, ``hy.par[i]``), appended after the rows
-        of ``F``; their multipliers follow those of ``F`` and :math:`A^T\\lambda` is their
+        of ``F``; their multipliers follow those of ``F`` and :math:`A^T\lambda` is their
         generalized force. Not part of the original function API; ``None`` (the default)
         means none.
     solver : {"lu", "ordered"} or callable, optional
-        How :math:`W\\lambda = r` is solved; see :func:`find_constrained_accelerations`.
+        How :math:`W\lambda = r` is solved; see :func:`find_constrained_accelerations`.
         Not part of the original function API; the default ``"lu"`` is its behaviour.
 
     Returns
@@ -704,13 +717,13 @@ def lagrange_eom(
     -----
     ``F`` may depend on time (``hy.time``, rheonomic constraints such as a driven crank
     :math:`θ - ωt = 0`); the acceleration equation then includes
-    :math:`2\\,\\partial J/\\partial t\\,\\dot q + \\partial^2 F/\\partial t^2`.
+    :math:`2\,\partial J/\partial t\,\dot q + \partial^2 F/\partial t^2`.
 
     Examples
     --------
     A point mass :math:`m` on a rod of length :math:`l` (lesson 1 of the course), in Cartesian
     coordinates with :math:`F = x^2 + y^2 - l^2`. Its multiplier is
-    :math:`\\lambda = m(gy - v^2)/(2l^2)`, so the rod tension is :math:`T = -2l\\lambda`:
+    :math:`\lambda = m(gy - v^2)/(2l^2)`, so the rod tension is :math:`T = -2l\lambda`:
 
     >>> import heyoka as hy
     >>> import numpy as np
@@ -743,7 +756,7 @@ def first_order_system(parts: EOMParts) -> list:
 
 
 def eom_result(parts: EOMParts, return_multipliers: bool, return_W: bool) -> list | tuple:
-    """The return value of :func:`lagrange_eom` (``sys`` or a tuple with λ and/or W)."""
+    """Return the value of :func:`lagrange_eom` (``sys`` or a tuple with λ and/or W)."""
     sys = first_order_system(parts)
     extra: list = []
     if return_multipliers:
@@ -755,12 +768,12 @@ def eom_result(parts: EOMParts, return_multipliers: bool, return_W: bool) -> lis
 
 @dataclass
 class EOMParts:
-    """The pieces of a constrained Lagrangian system, kept sparse (rows as dicts).
+    r"""The pieces of a constrained Lagrangian system, kept sparse (rows as dicts).
 
     ``M_rows``, ``J_rows`` and ``W_rows`` map column indices to non-zero entries; ``qdd_a`` are
     the applied accelerations, ``qdd`` the constrained ones, ``W_solve`` how ``W`` was factorized
     (its pivots monitor singular poses), ``None`` without constraints;
-    ``velocity_residual`` the row-wise :math:`\\dot F` (or :math:`g` for velocity rows) and
+    ``velocity_residual`` the row-wise :math:`\dot F` (or :math:`g` for velocity rows) and
     ``n_holonomic`` the number of holonomic rows (they come first).
     """
 
@@ -835,9 +848,9 @@ def assemble_eom(
 def assemble_from_forces(q: list, qd: list, M_rows: list, M_fac: LUFactorization, f: list,
                          F: list, G: list, W_shift: dict[int, Any] | None = None,
                          solver: Any = "lu") -> EOMParts:
-    """Build :class:`EOMParts` from a factorized mass matrix and the applied forces ``f``.
+    r"""Build :class:`EOMParts` from a factorized mass matrix and the applied forces ``f``.
 
-    :math:`M\\ddot q_a = f`, then the constraint rows of ``F`` (holonomic) and ``G``
+    :math:`M\ddot q_a = f`, then the constraint rows of ``F`` (holonomic) and ``G``
     (velocity level, linear in the velocities), as in :func:`assemble_eom`, without
     validation. (The bar model assembles its own equations, see
     :mod:`quivira.model.assembly`.)

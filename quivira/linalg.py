@@ -1,4 +1,4 @@
-"""Sparsity-aware symbolic linear algebra on NumPy object arrays.
+r"""Sparsity-aware symbolic linear algebra on NumPy object arrays.
 
 Entries may mix Python numbers and :class:`heyoka.expression` objects. Structural zeros
 (numeric zeros and the expression ``0``) are tracked: the LU factorization below stores only
@@ -8,7 +8,7 @@ really produces it. Updates of an entry are accumulated as a list of terms and s
 
 The factorization is Doolittle's LU without pivoting,
 
-.. math:: S = L U, \\qquad L_{ii} = 1,
+.. math:: S = L U, \qquad L_{ii} = 1,
 
 followed by forward substitution :math:`L y = b` and back substitution :math:`U x = y`.
 
@@ -63,9 +63,9 @@ def identity(x: Any) -> Any:
 
 
 def create_block_diagonal(blocks: list) -> np.ndarray:
-    """Create a block-diagonal matrix from square arrays.
+    r"""Create a block-diagonal matrix from square arrays.
 
-    .. math:: B = \\operatorname{diag}(B_1, B_2, \\ldots, B_k)
+    .. math:: B = \operatorname{diag}(B_1, B_2, \ldots, B_k)
 
     Parameters
     ----------
@@ -146,8 +146,11 @@ def _product(a: Any, b: Any) -> Any:
 
 
 def _pivot_row(row_k: dict[int, list], k: int, who: str) -> tuple[Any, dict]:
-    """Sum the pending terms of row ``k`` at its elimination: ``(1/pivot, {j: U_kj})`` for the
-    structurally non-zero entries right of the diagonal (in column order)."""
+    """Sum the pending terms of row ``k`` at its elimination.
+
+    Return ``(1/pivot, {j: U_kj})`` for the structurally non-zero entries right of the diagonal
+    (in column order).
+    """
     pivot = flat_sum(row_k.pop(k)) if k in row_k else 0.0
     if is_zero(pivot):
         raise ZeroDivisionError(
@@ -225,13 +228,13 @@ def gaussian_factorize(S: Any) -> LUFactorization:
 
 
 def symmetric_factorize(rows: list[dict[int, Any]]) -> LUFactorization:
-    """Factorize a structurally and numerically symmetric sparse matrix, :math:`S = L D L^T`.
+    r"""Factorize a structurally and numerically symmetric sparse matrix, :math:`S = L D L^T`.
 
     Right-looking elimination that updates only the upper triangle of each Schur
-    complement: for pivot :math:`k` with later neighbours :math:`i \\le j`,
+    complement: for pivot :math:`k` with later neighbours :math:`i \le j`,
 
-    .. math:: d_k = S_{kk}, \\quad L_{ik} = S_{ki} / d_k, \\quad
-              S_{ij} \\leftarrow S_{ij} - L_{ik} S_{kj},
+    .. math:: d_k = S_{kk}, \quad L_{ik} = S_{ki} / d_k, \quad
+              S_{ij} \leftarrow S_{ij} - L_{ik} S_{kj},
 
     so each update is formed once, where the unsymmetric :func:`gaussian_factorize` forms
     :math:`S_{ij}` and :math:`S_{ji}` separately (twice the products). The result is an
@@ -285,10 +288,10 @@ def symmetric_factorize(rows: list[dict[int, Any]]) -> LUFactorization:
 
 
 def gaussian_solve_factored(factorization: LUFactorization, b: Any) -> np.ndarray:
-    """Solve :math:`L U x = b` with a factorization from :func:`gaussian_factorize`.
+    r"""Solve :math:`L U x = b` with a factorization from :func:`gaussian_factorize`.
 
-    Forward substitution :math:`y_i = b_i - \\sum_{k<i} L_{ik} y_k`, then back substitution
-    :math:`x_i = (y_i - \\sum_{j>i} U_{ij} x_j) / U_{ii}`, skipping structural zeros.
+    Forward substitution :math:`y_i = b_i - \sum_{k<i} L_{ik} y_k`, then back substitution
+    :math:`x_i = (y_i - \sum_{j>i} U_{ij} x_j) / U_{ii}`, skipping structural zeros.
 
     Parameters
     ----------
@@ -428,8 +431,9 @@ def invert_matrix(matrix: Any) -> np.ndarray:
 
 
 def solve_sparse(f: LUFactorization, b: list) -> list:
-    """Solve :math:`L U x = b` with a factorization, returning a plain list (numbers or
-    expressions); ``b`` is not validated.
+    """Solve :math:`L U x = b` with a factorization.
+
+    Return a plain list (numbers or expressions); ``b`` is not validated.
 
     Internal helper for the Lagrangian routines, which keep numbers numeric.
     """

@@ -81,8 +81,10 @@ def reverse_cuthill_mckee(pattern: list[set[int]]) -> list[int]:
 
 
 def minimum_degree(pattern: list[set[int]]) -> list[int]:
-    """Greedy minimum-degree elimination order (with fill tracking) of a symmetric pattern;
-    ties by the elimination height reached so far (see the module docstring), then index.
+    """Return a greedy minimum-degree elimination order of a symmetric pattern.
+
+    With fill tracking; ties by the elimination height reached so far (see the module
+    docstring), then index.
 
     Parameters
     ----------
@@ -112,7 +114,7 @@ def minimum_degree(pattern: list[set[int]]) -> list[int]:
 
 
 def elimination_cost(pattern: list[set[int]], order: list[int]) -> tuple[int, int]:
-    """Eliminate the symmetric pattern in ``order`` structurally.
+    r"""Eliminate the symmetric pattern in ``order`` structurally.
 
     Parameters
     ----------
@@ -125,7 +127,7 @@ def elimination_cost(pattern: list[set[int]], order: list[int]) -> tuple[int, in
     -------
     tuple of int
         ``(nnz, height)``: the number of non-zeros of the LU factors (diagonal once,
-        :math:`n + 2\\,|\\text{strict upper triangle of } U|`) and the height of the
+        :math:`n + 2\,|\text{strict upper triangle of } U|`) and the height of the
         elimination tree (see :func:`elimination_height`).
     """
     pos = {old: k for k, old in enumerate(order)}
@@ -147,8 +149,9 @@ def elimination_cost(pattern: list[set[int]], order: list[int]) -> tuple[int, in
 
 
 def elimination_height(pattern: list[set[int]], order: list[int]) -> int:
-    """Length of the longest chain of pivots each depending on the previous one when the
-    symmetric pattern is eliminated in ``order`` (the height of the elimination tree).
+    """Return the height of the elimination tree of the symmetric pattern in ``order``.
+
+    The length of the longest chain of pivots each depending on the previous one.
 
     Parameters
     ----------
@@ -166,7 +169,7 @@ def elimination_height(pattern: list[set[int]], order: list[int]) -> int:
 
 
 def fill_count(pattern: list[set[int]], order: list[int]) -> int:
-    """Number of non-zeros of the LU factors of the symmetric pattern eliminated in ``order``.
+    """Count the non-zeros of the LU factors of the symmetric pattern eliminated in ``order``.
 
     Parameters
     ----------

@@ -1,24 +1,24 @@
-"""Simulate a system of the function API: from a Lagrangian and constraints to a Trajectory.
+r"""Simulate a system of the function API: from a Lagrangian and constraints to a Trajectory.
 
 :func:`simulate_system` takes the inputs of :func:`quivira.lagrange_eom` (a Lagrangian
-:math:`\\mathcal L(q, \\dot q, t)`, holonomic rows :math:`F(q, t) = 0`, optional velocity rows
+:math:`\mathcal L(q, \dot q, t)`, holonomic rows :math:`F(q, t) = 0`, optional velocity rows
 and generalized forces), and does the steps a user of the function API otherwise writes by
 hand:
 
-1. the equations :math:`M\\ddot q = f + J^T\\lambda`, :math:`W\\lambda = -(J\\ddot q_a + c +
-   2α v + α^2 F)` (holonomic rows; velocity rows :math:`-(J\\ddot q_a + c + α g)`) with an
+1. the equations :math:`M\ddot q = f + J^T\lambda`, :math:`W\lambda = -(J\ddot q_a + c +
+   2α v + α^2 F)` (holonomic rows; velocity rows :math:`-(J\ddot q_a + c + α g)`) with an
    optional Baumgarte rate :math:`α` (``stabilization``, default 0: the plain equations of
    :func:`quivira.lagrange_eom`);
 2. heyoka compile options chosen by size (non-compact code for up to 6 coordinates, compact
    mode above, where non-compact code takes seconds to compile), overridable;
 3. the initial positions checked against :math:`F(q_0, t_0) = 0` and inconsistent initial
    velocities **projected** onto the velocity constraints with the least change in the
-   kinetic-energy metric, :math:`\\dot q \\leftarrow \\dot q - M^{-1}J^TW^{-1}(J\\dot q + b)`
+   kinetic-energy metric, :math:`\dot q \leftarrow \dot q - M^{-1}J^TW^{-1}(J\dot q + b)`
    (with a :class:`~quivira.model.simulator.ConstraintWarning`);
 4. the integration on an output grid and the outputs of a model run — multipliers,
-   accelerations, kinetic energy :math:`T = \\tfrac12\\dot q^TM\\dot q`, the potential
-   :math:`V = T - \\mathcal L` (so that ``energy`` is :math:`T + V` for
-   :math:`\\mathcal L = T - V`), and the residuals — in the same
+   accelerations, kinetic energy :math:`T = \tfrac12\dot q^TM\dot q`, the potential
+   :math:`V = T - \mathcal L` (so that ``energy`` is :math:`T + V` for
+   :math:`\mathcal L = T - V`), and the residuals — in the same
    :class:`~quivira.model.trajectory.Trajectory` type.
 """
 
@@ -68,8 +68,9 @@ def simulate_system(lagrangian: hy.expression, F: Sequence, q: Sequence, qd: Seq
                     compact_mode: bool | None = None, opt_level: int | None = None,
                     labels: Sequence[str] | None = None,
                     position_tolerance: float = 1e-9) -> Trajectory:
-    """Integrate the constrained system of :func:`quivira.lagrange_eom` and return a
-    :class:`~quivira.model.trajectory.Trajectory` (see the module docstring).
+    r"""Integrate the constrained system of :func:`quivira.lagrange_eom`.
+
+    Return a :class:`~quivira.model.trajectory.Trajectory` (see the module docstring).
 
     Parameters
     ----------
@@ -97,7 +98,7 @@ def simulate_system(lagrangian: hy.expression, F: Sequence, q: Sequence, qd: Seq
     labels : sequence of str, optional
         One label per constraint row (default ``"row k"``).
     position_tolerance : float, optional
-        Largest accepted :math:`|F(q_0, t_0)|`, relative to :math:`\\max(1, |q_0|_\\infty)`.
+        Largest accepted :math:`|F(q_0, t_0)|`, relative to :math:`\max(1, |q_0|_\infty)`.
 
     Returns
     -------

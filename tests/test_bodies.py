@@ -673,3 +673,21 @@ def test_a_torque_on_a_particle_is_refused_not_dropped():
     m.remove_load("motor")
     tr = m.simulate(0.1, n_points=3)  # without it the particle swings on its link
     assert tr.n_points == 3 and abs(tr.q[-1, 0] ** 2 + tr.q[-1, 1] ** 2 - 1.0) < 1e-12
+
+
+def test_a_parameter_used_by_a_joint_motor_cannot_be_removed():
+    """The motor's law needs the parameter: removing it first is refused, the model unchanged
+    (it would no longer load from its own file)."""
+    from quivira.examples import chain
+
+    m = chain(2)
+    w = m.add_parameter("w", 2.0)
+    m.add_joint_motor(0, 0.3 * hy.sin(w * hy.time), name="motor")
+    before = m.to_dict()
+    with pytest.raises(ValueError, match="'w' is used by \\['motor'\\]"):
+        m.remove_load("w")
+    assert m.to_dict() == before
+    assert qv.BarJointModel.from_dict(before).to_dict() == before
+    m.remove_constraint("motor")
+    m.remove_load("w")
+    m.add_parameter("w", 1.0)          # the name is free again: it was really removed

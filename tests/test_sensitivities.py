@@ -314,3 +314,35 @@ def test_evaluation_at_other_values_projects_the_initial_state(pend_sens):
                                atol=1e-11)
     assert s.point[WRT.index("bar 0 · length")] == 1.1
     assert m.bars[0].length == 1.0  # the model is unchanged
+
+
+def test_models_with_a_distance_link_between_bars():
+    """A distance link's points follow the bar length (s L): sensitivities of such a model
+    (it used to fail reading the link's data) against central differences of simulate."""
+    def build(g=9.81, length=1.0):
+        m = qv.BarJointModel()
+        m.set_g(g)
+        m.add_bar_at_attitude(0.5, 0.0, 0.0, 1.0, 1.0)
+        m.add_bar_at_attitude(1.0 + 0.5 * length, 0.0, 0.0, length, 1.0)
+        m.add_support(0, -0.5, False, False)
+        m.add_joint([0, 1], [0.5, -0.5])
+        m.add_distance(None, (2.0, 1.0), 1, 0.5, 1.0, name="link")  # holds bar 1's free end
+        return m
+
+    t_end = 0.4
+    s = build().sensitivities(t_end, wrt=["g", "bar 1 · length"], order=1)
+    jet = s.array("state").values[-1]                   # (2n, monomials) at t_end
+    for j, key in enumerate(("g", "length")):
+        h = 1e-4 * (9.81 if key == "g" else 1.0)
+        plus = build(**{key: (9.81 if key == "g" else 1.0) + h})
+        minus = build(**{key: (9.81 if key == "g" else 1.0) - h})
+        for mdl in (plus, minus):   # a longer bar 1 starts off the link's circle: assemble
+            mdl.assemble()
+        fp, fm = (np.concatenate([t.q[-1], t.qd[-1]]) for t in
+                  (plus.simulate(t_end, n_points=3), minus.simulate(t_end, n_points=3)))
+        fd = (fp - fm) / (2 * h)
+        alpha = [0, 0]
+        alpha[j] = 1
+        got = jet[:, s.mindex.index(tuple(alpha))]
+        assert np.max(np.abs(got)) > 1e-3, key
+        np.testing.assert_allclose(got, fd, rtol=0, atol=1e-6 * np.max(np.abs(got)), err_msg=key)

@@ -365,3 +365,22 @@ def test_kinematic_sweep_box_traces_paths_on_their_circles():
     box.sweep_button.click()
     assert "cannot sweep" in box.message.text and m.to_dict() == before
     panel.close()
+
+
+def test_counts_line_names_bodies_and_body_joints():
+    """Particles and rigid bodies are not counted as bars; welds, links, motors are counted."""
+    import heyoka as hy
+
+    from quivira.examples import chain
+    from quivira_widgets._modelinfo import counts_line
+
+    m = chain(2)
+    p = m.add_particle(1.0, -1.0, 1.0)
+    d = m.add_body(0.0, 1.0, 0.0, 1.0, 0.1)
+    m.add_weld(1, d)
+    m.add_distance(None, (1.0, 0.0), p, 0.0)
+    m.add_joint_motor(0, 0.1 * hy.time)
+    line = counts_line(m)
+    assert line.startswith("2 bars · 1 particle · 1 body · 1 joint · 1 support · 0 loads")
+    for part in ("1 weld", "1 distance link", "1 joint motor"):
+        assert part in line, line

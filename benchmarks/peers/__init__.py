@@ -28,6 +28,8 @@ import numpy as np
 T_END = 10.0
 #: scissors collapse to their flat, singular pose in well under 10 s: they run this long
 T_END_SCISSOR = 0.3
+#: large lattices (from this many cells) run 1 s: the size where compiling no longer dominates
+LARGE_SCISSOR, T_END_LARGE_SCISSOR = 32, 1.0
 #: output times per run (evenly spaced, 0 and t_end included)
 N_POINTS = 101
 
@@ -73,14 +75,52 @@ def quivira_model(case: str):
         return examples.chain(int(size))
     if kind == "scissor":
         return examples.scissor(int(size))
-    raise ValueError(f"unknown case {case!r}: expected chain-N, four_bar or scissor-C")
+    if kind == "wall":
+        masts, cells = (int(v) for v in size.split("x"))
+        return scissor_wall(masts, cells)
+    raise ValueError(f"unknown case {case!r}: expected chain-N, four_bar, scissor-C or "
+                     "wall-MxC")
+
+
+def scissor_wall(masts: int, cells: int, angle: float = 0.6):
+    """A 2-D lattice of ``masts`` scissor masts of ``cells`` X-cells side by side: ``2 masts
+    cells`` bars of 1 m and 1 kg, one degree of freedom.
+
+    Mast ``k`` is :func:`quivira.examples.scissor` shifted by ``k`` cell widths; each top
+    corner of a mast is pinned to the facing top corner of the next mast. Mast 0 stands on a
+    pin and a roller, the others on two rollers each (free in x): a mast alone has two degrees
+    of freedom (opening, sliding), and each pair of top pins takes two, so the wall keeps the
+    one of mast 0, with no redundant row. It collapses under gravity like a single mast.
+    """
+    from quivira import BarJointModel, examples
+
+    one = examples.scissor(cells, angle=angle)
+    w = math.cos(angle)
+    wall = BarJointModel()
+    wall.set_g(float(one.g))
+    per = len(one.bars)
+    for k in range(masts):
+        for b in one.bars:
+            x, y, th = b.pose
+            wall.add_bar_at_attitude(x + k * w, y, th, b.length, b.mass)
+        for j in one.joints:
+            wall.add_joint([k * per + i for i in j.bars], list(j.s))
+        wall.add_support(k * per, -0.5, k > 0, False)
+        wall.add_support(k * per + 1, -0.5, True, False)
+        if k:  # the top right corner of mast k-1 on the top left corner of mast k
+            wall.add_joint([(k - 1) * per + per - 2, k * per + per - 1], [0.5, 0.5])
+    return wall
 
 
 def t_end_of(case: str, t_end: float | None = None) -> float:
-    """Simulated time of a case: ``t_end`` if given, else 10 s (0.3 s for scissors)."""
+    """Simulated time of a case: ``t_end`` if given, else 10 s (scissors: 0.3 s, 1 s from
+    :data:`LARGE_SCISSOR` cells)."""
     if t_end is not None:
         return float(t_end)
-    return T_END_SCISSOR if case.startswith("scissor") else T_END
+    if case.startswith("scissor"):
+        return T_END_LARGE_SCISSOR if int(case.split("-")[1]) >= LARGE_SCISSOR \
+            else T_END_SCISSOR
+    return T_END
 
 
 def mechanism(case: str, t_end: float | None = None) -> Mechanism:

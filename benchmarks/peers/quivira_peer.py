@@ -24,16 +24,34 @@ from . import figures, mechanism, output_times, quivira_model
 
 
 def run(case: str, purpose: str = "interactive", tol: float | None = 1e-12,
-        t_end: float | None = None, n_points: int = 101, diskcache: bool = False) -> dict:
+        t_end: float | None = None, n_points: int = 101, diskcache: bool = False,
+        defaults: bool = False, cache_dir: str | None = None, warm_up: bool = False) -> dict:
+    """One timed ``simulate``: with the given setting and no singularity monitor, or with
+    ``defaults`` the call a user makes, ``model.simulate(t_end, n_points)``. ``cache_dir``:
+    heyoka's on-disk cache there (switched on); ``warm_up``: the same call first, untimed,
+    in a process of its own, so the timed run is a user's second session."""
     import heyoka as hy
 
-    hy.llvm_state.set_diskcache_enabled(bool(diskcache))
+    hy.llvm_state.set_diskcache_enabled(bool(diskcache or cache_dir))
+    if cache_dir:
+        hy.llvm_state.set_diskcache_path(cache_dir)
+        if warm_up:
+            import subprocess
+            import sys
+
+            code = (f"import heyoka as hy; hy.llvm_state.set_diskcache_path({cache_dir!r}); "
+                    f"from peers import quivira_model; quivira_model({case!r}).simulate("
+                    f"{mechanism(case, t_end).t_end!r}, n_points={n_points})")
+            subprocess.run([sys.executable, "-c", code], check=True)
     mech = mechanism(case, t_end)
     t0 = time.perf_counter()
     model = quivira_model(case)
     t1 = time.perf_counter()
-    traj = model.simulate(mech.t_end, n_points=n_points, tol=tol, singular_threshold=0.0,
-                          purpose=purpose)
+    if defaults:
+        traj = model.simulate(mech.t_end, n_points=n_points)
+    else:
+        traj = model.simulate(mech.t_end, n_points=n_points, tol=tol, singular_threshold=0.0,
+                              purpose=purpose)
     t2 = time.perf_counter()
     info = traj.info
     build = (t1 - t0) + float(info.get("build_s", 0.0))
@@ -45,10 +63,13 @@ def run(case: str, purpose: str = "interactive", tol: float | None = 1e-12,
         "integrate_s": total - build - compile_s,
         "total_s": total,
         **figures(mech, traj.t, traj.q, traj.qd),
-        "settings": {"purpose": purpose, "tol": tol, "order": info.get("order"),
+        "settings": {"purpose": "interactive" if defaults else purpose,
+                     "tol": info.get("tol") if defaults else tol, "order": info.get("order"),
                      "decomposition_size": info.get("decomposition_size"),
-                     "singular_threshold": 0.0, "n_points": n_points,
-                     "heyoka_diskcache": bool(diskcache)},
+                     "singular_threshold": 1e-8 if defaults else 0.0, "n_points": n_points,
+                     "heyoka_diskcache": bool(diskcache or cache_dir), "defaults": defaults,
+                     "singularity_monitor": info.get("singularity_monitor", "off"),
+                     "warm_cache": bool(cache_dir and warm_up)},
         "self_reported_energy_error": traj.relative_energy_error(),
     }
     assert len(traj.t) == len(output_times(mech, n_points)), "trajectory stopped early"

@@ -1,39 +1,39 @@
-"""The equations of motion of a bar model, assembled from sums of monomials.
+r"""The equations of motion of a bar model, assembled from sums of monomials.
 
 Same equations as :func:`quivira.lagrangian.assemble_eom` for the model's Lagrangian (see
 :mod:`quivira.model.symbolic`), built for speed of the compiled integrator:
 
-1. :math:`M = \\operatorname{diag}(m_i, m_i, I_i)` (:math:`I_i = m_i L_i^2/12` for a bar, the
+1. :math:`M = \operatorname{diag}(m_i, m_i, I_i)` (:math:`I_i = m_i L_i^2/12` for a bar, the
    given inertia of a rigid body, no angle for a particle) is constant, so the applied
-   accelerations are :math:`\\ddot q_a = -g\\,e_y + M^{-1} f` with :math:`f` the generalized
+   accelerations are :math:`\ddot q_a = -g\,e_y + M^{-1} f` with :math:`f` the generalized
    forces of the loads.
 2. Every constraint row is a :data:`~quivira.model.monomials.Poly` in the coordinates
-   (:math:`x_i, y_i`, :math:`\\cos θ_i`, :math:`\\sin θ_i`) and, for velocity rows, the
+   (:math:`x_i, y_i`, :math:`\cos θ_i`, :math:`\sin θ_i`) and, for velocity rows, the
    velocities. Differentiating the polys gives, row by row,
-   :math:`J_k = \\partial F_k/\\partial q`, the velocity residual :math:`v_k = J_k \\dot q` and
-   :math:`c_k = \\partial v_k/\\partial q \\cdot \\dot q = (\\dot J\\dot q)_k`; for a velocity row
-   :math:`g_k(q, \\dot q) = 0`: :math:`J_k = \\partial g_k/\\partial\\dot q` (Chetaev's rule for
-   rows nonlinear in :math:`\\dot q`), :math:`v_k = g_k`,
-   :math:`c_k = \\partial g_k/\\partial q \\cdot \\dot q`. User rows (any heyoka expressions,
+   :math:`J_k = \partial F_k/\partial q`, the velocity residual :math:`v_k = J_k \dot q` and
+   :math:`c_k = \partial v_k/\partial q \cdot \dot q = (\dot J\dot q)_k`; for a velocity row
+   :math:`g_k(q, \dot q) = 0`: :math:`J_k = \partial g_k/\partial\dot q` (Chetaev's rule for
+   rows nonlinear in :math:`\dot q`), :math:`v_k = g_k`,
+   :math:`c_k = \partial g_k/\partial q \cdot \dot q`. User rows (any heyoka expressions,
    possibly of ``hy.time``) come from :mod:`quivira.constraint_rows`, each entry one opaque
    atom.
 3. :math:`W = J M^{-1} J^T` entry by entry as polys (for a bar, the atoms
-   :math:`\\sin^2θ, \\sin θ\\cos θ, \\cos^2θ` serve every entry it couples), with the diagonal
+   :math:`\sin^2θ, \sin θ\cos θ, \cos^2θ` serve every entry it couples), with the diagonal
    shifts that switch the rows of switchable constraints off, and the diagonal scaled by a
    runtime parameter :math:`1 + ε` (1 except across singular poses, where the regularized
-   :math:`W + ε\\,\\mathrm{diag}(W)` keeps :math:`\\ddot q` finite and accurate).
+   :math:`W + ε\,\mathrm{diag}(W)` keeps :math:`\ddot q` finite and accurate).
 4. Right-hand side with Baumgarte stabilization at rate :math:`α` (runtime parameter
    ``("stabilization",)``):
 
-   .. math:: W\\lambda = -\\bigl(J\\ddot q_a + c + 2α\\,v + α^2 F\\bigr)
-             \\quad\\text{(holonomic rows)}, \\qquad
-             W\\lambda = -\\bigl(J\\ddot q_a + c + α\\,g\\bigr) \\quad\\text{(velocity rows)},
+   .. math:: W\lambda = -\bigl(J\ddot q_a + c + 2α\,v + α^2 F\bigr)
+             \quad\text{(holonomic rows)}, \qquad
+             W\lambda = -\bigl(J\ddot q_a + c + α\,g\bigr) \quad\text{(velocity rows)},
 
-   so a drift of the constraints decays as :math:`\\ddot F + 2α\\dot F + α^2 F = 0` (and
-   :math:`\\dot g + α g = 0`) instead of growing; on the constraint manifold the terms vanish
+   so a drift of the constraints decays as :math:`\ddot F + 2α\dot F + α^2 F = 0` (and
+   :math:`\dot g + α g = 0`) instead of growing; on the constraint manifold the terms vanish
    and the motion and multipliers are exactly those of the unstabilized equations.
-5. :math:`\\lambda` by the chosen solver (:func:`quivira.lagrangian._solve_W`), and
-   :math:`\\ddot q = \\ddot q_a + M^{-1} J^T \\lambda`, where the terms of a coordinate sharing an
+5. :math:`\lambda` by the chosen solver (:func:`quivira.lagrangian._solve_W`), and
+   :math:`\ddot q = \ddot q_a + M^{-1} J^T \lambda`, where the terms of a coordinate sharing an
    atom are summed before the one product with it.
 
 Coefficients (products of lengths, inverse masses, α, ...) become derived runtime parameters
@@ -59,8 +59,11 @@ __all__ = ["assemble_bar_model"]
 
 
 class _Row:
-    """One constraint row as polys: ``J`` (column → poly), ``c``, ``v``, ``F`` (None for
-    velocity rows), the diagonal shift of W (a poly, or None)."""
+    """One constraint row as polys.
+
+    ``J`` (column → poly), ``c``, ``v``, ``F`` (None for velocity rows), the diagonal shift of W
+    (a poly, or None).
+    """
 
     def __init__(self, J, c, v, F, shift=None):
         self.J, self.c, self.v, self.F, self.shift = J, c, v, F, shift
@@ -72,8 +75,7 @@ _LAYOUT = threading.local()
 
 
 def _angles(data: ModelData | None) -> None:
-    """Set the angle coordinates of the bodies of ``data`` for this thread (None: 3 per
-    body)."""
+    """Set the angle coordinates of the bodies of ``data`` for this thread (None: 3 per body)."""
     _LAYOUT.maps = None
     if data is not None and data.has_particles():
         angle = {i: data.theta_index(i) for i in range(len(data.bars))}
@@ -86,7 +88,7 @@ def _angle_of(body: int) -> int:
 
 
 def _body_of_angle(j: int) -> int | None:
-    """The body whose angle is ``q{j}`` (None if ``q{j}`` is not an angle)."""
+    """Return the body whose angle is ``q{j}`` (None if ``q{j}`` is not an angle)."""
     maps = getattr(_LAYOUT, "maps", None)
     if maps is None:
         return j // 3 if j % 3 == 2 else None
@@ -94,9 +96,12 @@ def _body_of_angle(j: int) -> int | None:
 
 
 def _factor_derivative(name: str, var: str) -> mo.Poly | None:
-    """∂(factor)/∂(variable) for the factors of the structural rows: coordinates ``q{j}``,
-    velocities ``v{j}``, ``c{i}`` = cos θ_i and ``s{i}`` = sin θ_i (θ_i is ``q{3i+2}`` for
-    3 coordinates per body, else the body's angle coordinate)."""
+    """Differentiate a factor of the structural rows: ∂(factor)/∂(variable).
+
+    The factors are coordinates ``q{j}``, velocities ``v{j}``, ``c{i}`` = cos θ_i and
+    ``s{i}`` = sin θ_i (θ_i is ``q{3i+2}`` for 3 coordinates per body, else the body's angle
+    coordinate).
+    """
     if name == var:
         return mo.constant(1.0)
     if var[0] == "q" and name[0] in "cs":
@@ -211,8 +216,11 @@ class BarAssembly:
 
 def assemble_bar_model(data: ModelData, solver="ordered",
                        excluded: frozenset = frozenset()) -> BarAssembly:
-    """Build the model's equations (see the module docstring), without the rows
-    ``excluded`` (redundant ones, see :func:`~quivira.model.symbolic.collect`)."""
+    """Build the model's equations (see the module docstring).
+
+    The rows ``excluded`` (redundant ones, see :func:`~quivira.model.symbolic.collect`) are
+    left out.
+    """
     layout = parameter_layout(data)
     index = {key: k for k, (key, _) in enumerate(layout)}
     col = collect(data, index, excluded=excluded)
@@ -262,7 +270,7 @@ def _assemble(data, solver, layout, index, col, coefs) -> BarAssembly:
     inv_M = [mo.constant(1.0, p) for p in col.inv_mass_params]
 
     def terms_poly(terms) -> mo.Poly:
-        """A sum of polys and opaque heyoka expressions as one poly."""
+        """Return a sum of polys and opaque heyoka expressions as one poly."""
         return mo.add(*(mo.monomial((atoms.name_of(t),), 1.0) if is_expression(t) else t
                         for t in terms))
 
@@ -359,9 +367,11 @@ def _assemble(data, solver, layout, index, col, coefs) -> BarAssembly:
 
 
 def _event_expression(ev: dict, lam: list, expr) -> hy.expression:
-    """The event function of an element's event (see
-    :class:`~quivira.model.elements.base.EventSpec`), gated by its active flag: watched
-    only while off, :math:`f(1 - a) + a`; only while on, :math:`f a + (1 - a)`."""
+    """Return the event function of an element's event, gated by its active flag.
+
+    See :class:`~quivira.model.elements.base.EventSpec`. Watched only while off:
+    :math:`f(1 - a) + a`; only while on: :math:`f a + (1 - a)`.
+    """
     value = ev["value"]
     if isinstance(value, tuple):  # ("lambda", column)
         f = as_expression(lam[value[1]])

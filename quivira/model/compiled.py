@@ -1,4 +1,4 @@
-"""Compiled code of a model topology: the Taylor integrator and the output functions.
+r"""Compiled code of a model topology: the Taylor integrator and the output functions.
 
 A :class:`CompiledSystem` is built once per topology (see
 :func:`quivira.model.symbolic.topology_key`) and integration tolerance, with every numeric
@@ -13,11 +13,11 @@ whole vector that the integrator and the compiled functions take.
 
 Outputs along a trajectory are evaluated by compiled functions (``hy.cfunc``) on whole
 arrays of states: one, compiled with the integrator, for the energies, position residuals
-:math:`F(q)`, velocity residuals :math:`J\\dot q` and the entries of :math:`J`; on first use,
-one for the multipliers :math:`\\lambda` and accelerations, and one for the singularity
-measure :math:`\\min_k d_k / W_{kk}`, where :math:`d_k` are the pivots of the factorization of
+:math:`F(q)`, velocity residuals :math:`J\dot q` and the entries of :math:`J`; on first use,
+one for the multipliers :math:`\lambda` and accelerations, and one for the singularity
+measure :math:`\min_k d_k / W_{kk}`, where :math:`d_k` are the pivots of the factorization of
 the Delassus matrix :math:`W` (for a symmetric positive definite :math:`W`,
-:math:`0 < d_k \\le W_{kk}`; a ratio near 0 means the constraint rows are nearly dependent).
+:math:`0 < d_k \le W_{kk}`; a ratio near 0 means the constraint rows are nearly dependent).
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ from .regularity import structurally_regular
 
 
 def default_compile_options(n_coordinates: int, purpose: str = "interactive") -> dict:
-    """heyoka ``compact_mode`` / ``opt_level`` chosen by size and purpose.
+    """Heyoka ``compact_mode`` / ``opt_level`` chosen by size and purpose.
 
     Compact mode at ``opt_level=0`` compiles fastest at every size, by one to three orders of
     magnitude against non-compact code or higher levels, while ``opt_level=1`` runs about 3x
@@ -127,9 +127,11 @@ class CompiledSystem:
 
     @property
     def singularity(self):
-        """Compiled pivot ratios :math:`d_k/W_{kk}` of the state alone (the factorization of
-        W, not the solves): what the singularity monitor of ``simulate`` evaluates after every
-        step; built on first use."""
+        """Compiled pivot ratios :math:`d_k/W_{kk}` of the state alone.
+
+        The factorization of W, not the solves: what the singularity monitor of ``simulate``
+        evaluates after every step; built on first use.
+        """
         fn = self.extra.get("singularity")
         if fn is None:
             t0 = time.perf_counter()
@@ -142,7 +144,7 @@ class CompiledSystem:
 
     @property
     def dynamics(self):
-        """Compiled :math:`(\\lambda, d_k/W_{kk}, \\ddot q)` of the state, built on first use."""
+        r"""Compiled :math:`(\lambda, d_k/W_{kk}, \ddot q)` of the state, built on first use."""
         if self._dynamics is None:
             t0 = time.perf_counter()
             exprs = [as_expression(x) for x in self.parts.lambda_mult]
@@ -154,23 +156,30 @@ class CompiledSystem:
         return self._dynamics
 
     def parameters(self, base: np.ndarray) -> np.ndarray:
-        """The runtime parameter vector of the compiled code: the model's parameter values
-        (:meth:`~quivira.bar_joint_model.parameter_values`) followed by the derived ones."""
+        """Return the runtime parameter vector of the compiled code.
+
+        The model's parameter values (:meth:`~quivira.bar_joint_model.parameter_values`) followed
+        by the derived ones.
+        """
         return self.coefficients.values(base)
 
     def expand_parameters(self, exprs: list) -> list:
-        """``exprs`` with every derived parameter replaced by its formula in the base ones,
-        so that derivatives with respect to a datum (``hy.diff``, ``hy.var_ode_sys``) see
-        all of its occurrences."""
+        """Replace every derived parameter in ``exprs`` by its formula in the base ones.
+
+        Derivatives with respect to a datum (``hy.diff``, ``hy.var_ode_sys``) then see all of its
+        occurrences.
+        """
         formulas = self.coefficients.formulas()
         if not formulas:
             return [as_expression(x) for x in exprs]
         return [hy.subs(as_expression(x), formulas) for x in exprs]
 
     def ode_system(self, expand_parameters: bool = False) -> list:
-        """The first-order system ``[(q_i, qd_i)..., (qd_i, qdd_i)...]`` that is integrated;
-        with ``expand_parameters`` it uses base parameters only (see
-        :meth:`expand_parameters`), e.g. for sensitivities with ``hy.var_ode_sys``."""
+        """Return the first-order system ``[(q_i, qd_i)..., (qd_i, qdd_i)...]`` that is integrated.
+
+        With ``expand_parameters`` it uses base parameters only (see :meth:`expand_parameters`),
+        e.g. for sensitivities with ``hy.var_ode_sys``.
+        """
         sys = first_order_system(self.parts)
         if not expand_parameters:
             return sys
@@ -197,8 +206,10 @@ def singularity_measures(parts) -> list:
 
 def compile_system(data: ModelData, tol: float | None, options: dict,
                    solver: str = "ordered", excluded: frozenset = frozenset()) -> CompiledSystem:
-    """Build and compile the integrator and output functions for the topology of ``data``
-    (without the rows ``excluded``)."""
+    """Build and compile the integrator and output functions for the topology of ``data``.
+
+    The rows ``excluded`` are left out.
+    """
     t0 = time.perf_counter()
     asm = assemble_bar_model(data, solver, excluded)
     parts = asm.parts
@@ -248,7 +259,7 @@ _DIRECTIONS = {"any": hy.event_direction.any, "up": hy.event_direction.positive,
 
 
 def _recorder(log: list, k: int):
-    """The callback of a recorded (non-terminal) event: appends ``(k, t, direction)``."""
+    """Return the callback of a recorded (non-terminal) event: it appends ``(k, t, direction)``."""
     def callback(ta, t, d_sgn):
         log.append((k, float(t), int(d_sgn)))
 
@@ -256,14 +267,16 @@ def _recorder(log: list, k: int):
 
 
 def event_table(asm: BarAssembly, data: ModelData) -> tuple[list, list]:
-    """The terminal and the recorded events of the compiled system: the elements' events, and
-    the singularity monitor, two terminal events per pivot ratio of W: :math:`d_k/W_{kk} -
-    p_{thr} = 0` falling (a singular pose comes: ``p_thr`` the runtime parameter
-    ``("singular_threshold",)``, 0 switches it off) and :math:`d_k/W_{kk} - p_{rel} = 0`
-    rising (it is passed: ``("singular_release",)``, -1 while not watched). A model whose
-    :math:`J` has full row rank at every pose, proven from its structure
-    (:func:`~quivira.model.regularity.structurally_regular`: trees of pins and rollers), has
-    no monitor."""
+    """Return the terminal and the recorded events of the compiled system.
+
+    These are the elements' events, and the singularity monitor, two terminal events per pivot
+    ratio of W: :math:`d_k/W_{kk} - p_{thr} = 0` falling (a singular pose comes: ``p_thr`` the
+    runtime parameter ``("singular_threshold",)``, 0 switches it off) and
+    :math:`d_k/W_{kk} - p_{rel} = 0` rising (it is passed: ``("singular_release",)``, -1 while
+    not watched). A model whose :math:`J` has full row rank at every pose, proven from its
+    structure (:func:`~quivira.model.regularity.structurally_regular`: trees of pins and
+    rollers), has no monitor.
+    """
     terminal = [e for e in asm.events if e["terminal"]]
     recorded = [e for e in asm.events if not e["terminal"]]
     parts = asm.parts
@@ -294,9 +307,12 @@ def _time_kw(cf, t):
 
 def evaluate_geometry(cs: CompiledSystem, q: np.ndarray, pars: np.ndarray, t: float = 0.0,
                       qd: np.ndarray | None = None):
-    """Return ``(F(q, t), J(q, qd, t))`` as numpy arrays (``J`` dense ``(m, n)``; rows of
-    velocity constraints have ``F = 0`` and their :math:`\\partial g/\\partial \\dot q` in ``J``,
-    which depends on ``qd`` for constraints nonlinear in the velocities; default qd = 0)."""
+    r"""Return ``(F(q, t), J(q, qd, t))`` as numpy arrays.
+
+    ``J`` is dense ``(m, n)``; rows of velocity constraints have ``F = 0`` and their
+    :math:`\partial g/\partial \dot q` in ``J``, which depends on ``qd`` for constraints
+    nonlinear in the velocities (default qd = 0).
+    """
     if cs.m == 0:
         return np.zeros(0), np.zeros((0, cs.n))
     x = np.concatenate([np.asarray(q, dtype=float),
@@ -327,8 +343,10 @@ def _batch(cf, states: np.ndarray, pars: np.ndarray, t) -> np.ndarray:
 
 def evaluate_outputs(cs: CompiledSystem, states: np.ndarray, pars: np.ndarray,
                      t: np.ndarray | float = 0.0) -> dict:
-    """Energies and residuals on ``states`` ``(n_points, 2n)`` at times ``t``, in one batch
-    call of a compiled function."""
+    """Evaluate energies and residuals on ``states`` ``(n_points, 2n)`` at times ``t``.
+
+    One batch call of a compiled function.
+    """
     m, o = cs.m, N_ENERGY
     vals = _batch(cs.outputs, states[:, : 2 * cs.n], pars, t)
     k = 2 * m + o + len(cs.J_pattern)
@@ -356,7 +374,7 @@ def evaluate_outputs(cs: CompiledSystem, states: np.ndarray, pars: np.ndarray,
 
 def evaluate_singularity(cs: CompiledSystem, state: np.ndarray, pars: np.ndarray,
                          t: float = 0.0) -> float:
-    """:math:`\\min_k d_k/W_{kk}` at one state (1.0 without constraints)."""
+    r""":math:`\min_k d_k/W_{kk}` at one state (1.0 without constraints)."""
     cf = cs.singularity
     return float(np.min(cf(state[: 2 * cs.n], pars=pars[: cf.nparams], **_time_kw(cf, t))))
 

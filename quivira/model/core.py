@@ -88,7 +88,7 @@ __all__ = ["BarJointModel", "ConstraintCheck", "ConstraintWarning", "bar_joint_m
 
 
 class bar_joint_model:  # noqa: N801 - API name
-    """Assembly of articulated bars with joints, supports, constraints and loads.
+    r"""Assembly of articulated bars with joints, supports, constraints and loads.
 
     Parameters
     ----------
@@ -101,13 +101,36 @@ class bar_joint_model:  # noqa: N801 - API name
     -----
     The equations of motion are those of :func:`quivira.lagrange_eom` for
 
-    .. math:: \\mathcal L = \\sum_i \\tfrac12 m_i(\\dot x_i^2 + \\dot y_i^2)
-              + \\tfrac12\\tfrac{m_i L_i^2}{12}\\dot θ_i^2 - m_i g y_i
+    .. math:: \mathcal L = \sum_i \tfrac12 m_i(\dot x_i^2 + \dot y_i^2)
+              + \tfrac12\tfrac{m_i L_i^2}{12}\dot θ_i^2 - m_i g y_i
 
     with the rows and loads of the model's elements (see :mod:`quivira.model.elements`).
     Numeric data enter the compiled code as runtime parameters, and compiled integrators are
     cached by topology, so value edits (length, mass, g, forces, support positions, joint
     points) re-simulate without recompiling.
+
+    Examples
+    --------
+    A uniform bar of length :math:`L` pinned at one end swings with the small-oscillation
+    period :math:`2\pi\sqrt{2L/(3g)}` of a compound pendulum:
+
+    >>> import math
+    >>> import numpy as np
+    >>> import quivira
+    >>> L, m, g = 1.0, 2.0, 9.81
+    >>> model = quivira.bar_joint_model()
+    >>> th0 = -math.pi / 2 + 0.02  # 0.02 rad from hanging straight down
+    >>> bar = model.add_bar_at_attitude(0.5 * L * math.cos(th0), 0.5 * L * math.sin(th0),
+    ...                                 th0, L, m)
+    >>> model.add_support(bar, -0.5, fixed_x=True, fixed_y=True)
+    0
+    >>> T = 2 * math.pi * math.sqrt(2 * L / (3 * g))
+    >>> traj = model.simulate(2 * T, 401)
+    >>> a = traj.q[:, 2] + math.pi / 2  # the swing angle
+    >>> k = np.flatnonzero((a[:-1] > 0) & (a[1:] <= 0))  # downward zero crossings
+    >>> t_cross = traj.t[k] - a[k] * (traj.t[k + 1] - traj.t[k]) / (a[k + 1] - a[k])
+    >>> round(float(t_cross[1] - t_cross[0]), 3), round(T, 3)
+    (1.638, 1.638)
     """
 
     def __init__(self, tolerance: float = 1e-10) -> None:
@@ -125,8 +148,10 @@ class bar_joint_model:  # noqa: N801 - API name
     # ------------------------------------------------------------------ settings
     @property
     def tolerance(self) -> float:
-        """Largest constraint residual accepted as fulfilled, relative to the model's length
-        scale (see the class docstring)."""
+        """Largest constraint residual accepted as fulfilled, relative to the length scale.
+
+        See the class docstring for the model's length scale.
+        """
         return self._tolerance
 
     @tolerance.setter
@@ -135,9 +160,11 @@ class bar_joint_model:  # noqa: N801 - API name
 
     @property
     def solver(self) -> str:
-        """How :math:`W\\lambda = r` is solved symbolically: ``"ordered"`` (fill-reducing
-        symmetric permutation and :math:`LDL^T`; the default, smaller equations on lattices
-        and chains) or ``"lu"``."""
+        r"""How :math:`W\lambda = r` is solved symbolically.
+
+        ``"ordered"`` (fill-reducing symmetric permutation and :math:`LDL^T`; the default, smaller
+        equations on lattices and chains) or ``"lu"``.
+        """
         return self._simulator.solver
 
     @solver.setter
@@ -196,8 +223,10 @@ class bar_joint_model:  # noqa: N801 - API name
             yield self
 
     def replace_with(self, other: bar_joint_model) -> None:
-        """Make this model a copy of ``other`` (e.g. one loaded from a file), keeping this
-        object, its observers and its compiled-code cache; one notification (``"replaced"``).
+        """Make this model a copy of ``other`` (e.g. one loaded from a file).
+
+        This object, its observers and its compiled-code cache are kept; one notification
+        (``"replaced"``).
 
         Parameters
         ----------
@@ -258,8 +287,10 @@ class bar_joint_model:  # noqa: N801 - API name
 
     @property
     def constraint_labels(self) -> list[str]:
-        """One readable label per constraint row, in the order of ``F`` (holonomic rows, then
-        velocity rows)."""
+        """Return one readable label per constraint row.
+
+        In the order of ``F``: holonomic rows, then velocity rows.
+        """
         return build_symbolic(self._data, use_pars=False).labels
 
     @property
@@ -273,7 +304,7 @@ class bar_joint_model:  # noqa: N801 - API name
         return self._data.names()
 
     def coordinates(self, bar_index: int) -> tuple:
-        """The heyoka variables ``(x, y, θ)`` of a bar (names ``x{i}``, ``y{i}``, ``th{i}``).
+        """Return the heyoka variables ``(x, y, θ)`` of a bar (names ``x{i}``, ``y{i}``, ``th{i}``).
 
         Parameters
         ----------
@@ -285,7 +316,7 @@ class bar_joint_model:  # noqa: N801 - API name
         return tuple(hy.make_vars(*(f"{c}{i}" for c in names)))
 
     def velocities(self, bar_index: int) -> tuple:
-        """The heyoka variables of a bar's velocities ``(vx{i}, vy{i}, om{i})``.
+        """Return the heyoka variables of a bar's velocities ``(vx{i}, vy{i}, om{i})``.
 
         Parameters
         ----------
@@ -297,22 +328,29 @@ class bar_joint_model:  # noqa: N801 - API name
         return tuple(hy.make_vars(*(f"{c}{i}" for c in names)))
 
     def parameter_values(self) -> np.ndarray:
-        """The runtime parameter vector (``hy.par`` values) of the current data."""
+        """Return the runtime parameter vector (``hy.par`` values) of the current data."""
         return np.array([v for _, v in parameter_layout(self._data)], dtype=float)
 
     def parameter_keys(self) -> list[tuple]:
-        """What each runtime parameter is, e.g. ``("bar", 2, "mass")``,
-        ``("joint", 0, 1, "sL")``."""
+        """Return what each runtime parameter is.
+
+        For example ``("bar", 2, "mass")`` or ``("joint", 0, 1, "sL")``.
+        """
         return [k for k, _ in parameter_layout(self._data)]
 
     def parameter_symbols(self) -> list[list[tuple[str, int]]]:
-        """The readable symbol of each runtime parameter as factors ``(name, power)``, e.g.
-        ``[("m_2", -1)]`` for :math:`1/m_2` (LaTeX names; empty where there is none)."""
+        """Return the readable symbol of each runtime parameter as factors ``(name, power)``.
+
+        For example ``[("m_2", -1)]`` for :math:`1/m_2` (LaTeX names; empty where there is none).
+        """
         return parameter_symbols(self._data)
 
     def topology_key(self) -> tuple:
-        """What the compiled code depends on (bars, the connectivity of the elements, names
-        of constraints); equal keys share compiled code, value edits leave it unchanged."""
+        """Return what the compiled code depends on.
+
+        Bars, the connectivity of the elements, names of constraints: equal keys share compiled
+        code, value edits leave it unchanged.
+        """
         return topology_key(self._data)
 
     # ------------------------------------------------------------------ bars
@@ -330,6 +368,17 @@ class bar_joint_model:  # noqa: N801 - API name
         -------
         int
             Index of the new bar.
+
+        Examples
+        --------
+        >>> import math
+        >>> import quivira
+        >>> model = quivira.bar_joint_model()
+        >>> model.add_bar(2.0, 1.0)
+        0
+        >>> model.set_init_bar_attitude(0, 0.0, 1.0, math.pi / 2)  # standing on the origin
+        >>> model.get_initial_state()[:3]
+        [0.0, 1.0, 1.5707963267948966]
         """
         i = self.n_bars
         return self._editor.add_bar(Bar(check_positive(length, f"bar {i}: length"),
@@ -354,6 +403,17 @@ class bar_joint_model:  # noqa: N801 - API name
         -------
         int
             Index of the new bar.
+
+        Examples
+        --------
+        >>> import math
+        >>> import quivira
+        >>> model = quivira.bar_joint_model()
+        >>> th = math.pi / 6  # 30°, its s = -0.5 end at the origin
+        >>> model.add_bar_at_attitude(0.5 * math.cos(th), 0.5 * math.sin(th), th, 1.0, 1.0)
+        0
+        >>> [round(v, 6) for v in model.get_initial_state()[:3]]
+        [0.433013, 0.25, 0.523599]
         """
         i = self.n_bars
         pose = (check_real(x0, f"bar {i}: x0"), check_real(y0, f"bar {i}: y0"),
@@ -472,11 +532,12 @@ class bar_joint_model:  # noqa: N801 - API name
         self._editor.set_value("g", check_real(g, "g"))
 
     def set_stabilization(self, rate: float) -> None:
-        """Set the Baumgarte rate α (1/s) with which :meth:`simulate` pulls a drifted state
-        back onto the constraints.
+        r"""Set the Baumgarte rate α (1/s) of :meth:`simulate`.
 
-        The residual then obeys :math:`\\ddot F + 2α\\dot F + α^2 F = 0` (velocity rows
-        :math:`\\dot g + α g = 0`) instead of growing with time. On the constraints the motion
+        It pulls a drifted state back onto the constraints.
+
+        The residual then obeys :math:`\ddot F + 2α\dot F + α^2 F = 0` (velocity rows
+        :math:`\dot g + α g = 0`) instead of growing with time. On the constraints the motion
         and the multipliers do not depend on α. A runtime parameter: no recompiling.
 
         Parameters
@@ -505,6 +566,26 @@ class bar_joint_model:  # noqa: N801 - API name
         -------
         int
             The joint's index.
+
+        Examples
+        --------
+        A double pendulum hanging at rest: the joint carries the lower bar's weight, the support
+        both bars' weight.
+
+        >>> import math
+        >>> import quivira
+        >>> model = quivira.bar_joint_model()
+        >>> upper = model.add_bar_at_attitude(0.0, -0.5, -math.pi / 2, 1.0, 1.0)
+        >>> lower = model.add_bar_at_attitude(0.0, -1.5, -math.pi / 2, 1.0, 2.0)
+        >>> model.add_support(upper, -0.5, fixed_x=True, fixed_y=True)
+        0
+        >>> model.add_joint([upper, lower], [0.5, -0.5])  # the end of one on the start of the other
+        0
+        >>> eq = model.equilibrium()
+        >>> round(float(eq.joint_force(0, lower)[1]), 6), round(2.0 * 9.81, 6)
+        (19.62, 19.62)
+        >>> round(float(eq.support_force(0)[1]), 6), round(3.0 * 9.81, 6)
+        (29.43, 29.43)
         """
         return self._editor.add(
             lambda data, j: PinJoint.create(bar_index, s, len(data.bars), j), PinJoint)
@@ -554,6 +635,21 @@ class bar_joint_model:  # noqa: N801 - API name
         ValueError
             If the position is defaulted but the bar has no initial pose, or on bad values
             (TypeError on wrong types).
+
+        Examples
+        --------
+        A beam on a pin and a roller: each support carries half its weight.
+
+        >>> import quivira
+        >>> model = quivira.bar_joint_model()
+        >>> beam = model.add_bar_at_attitude(1.0, 0.0, 0.0, 2.0, 3.0)  # from (0, 0) to (2, 0)
+        >>> model.add_support(beam, -0.5, fixed_x=True, fixed_y=True)  # a pin at the left end
+        0
+        >>> model.add_support(beam, 0.5, fixed_x=False, fixed_y=True)  # a roller at the right end
+        1
+        >>> eq = model.equilibrium()
+        >>> [round(float(eq.support_force(k)[1]), 6) for k in (0, 1)], round(3.0 * 9.81 / 2, 6)
+        ([14.715, 14.715], 14.715)
         """
         free = []
         for dof, fixed, axis in ((dof_in_x, fixed_x, "x"), (dof_in_y, fixed_y, "y")):
@@ -636,8 +732,10 @@ class bar_joint_model:  # noqa: N801 - API name
                                   X1: Any = None, Y0: Any = None, Y1: Any = None,
                                   offset: Any = None, *, velocity_level: bool = False,
                                   active: bool = True, name: str | None = None) -> str:
-        """Add :math:`X_1 q_1 + Y_1 q_1^2 - X_0 q_0 - Y_0 q_0^2 - v_{off} = 0` (Exudyn's
-        coordinate-vector constraint; see :mod:`quivira.model.elements.coordinate`).
+        r"""Add Exudyn's coordinate-vector constraint.
+
+        The rows are :math:`X_1 q_1 + Y_1 q_1^2 - X_0 q_0 - Y_0 q_0^2 - v_{off} = 0` (see
+        :mod:`quivira.model.elements.coordinate`).
 
         Parameters
         ----------
@@ -652,7 +750,7 @@ class bar_joint_model:  # noqa: N801 - API name
         velocity_level : bool
             Constrain velocities instead (a velocity constraint).
         active : bool
-            False: the rows become :math:`\\lambda = 0` (see :meth:`set_constraint_active`).
+            False: the rows become :math:`\lambda = 0` (see :meth:`set_constraint_active`).
         name : str, optional
             Used in the multiplier labels and for :meth:`Trajectory.constraint_output`.
 
@@ -671,7 +769,7 @@ class bar_joint_model:  # noqa: N801 - API name
 
     def add_constraint(self, exprs: Any, name: str | None = None, *,
                        velocity_level: bool = False) -> str:
-        """Add constraint rows :math:`F(q, t) = 0` given as heyoka expressions.
+        r"""Add constraint rows :math:`F(q, t) = 0` given as heyoka expressions.
 
         Parameters
         ----------
@@ -682,7 +780,7 @@ class bar_joint_model:  # noqa: N801 - API name
         name : str, optional
             Used in the multiplier labels.
         velocity_level : bool
-            The rows are velocity constraints :math:`A(q, t)\\dot q + b(q, t) = 0` and may use
+            The rows are velocity constraints :math:`A(q, t)\dot q + b(q, t) = 0` and may use
             ``model.velocities(i)``.
 
         Returns
@@ -703,8 +801,10 @@ class bar_joint_model:  # noqa: N801 - API name
         return self._data.of(UserConstraint)[k].name
 
     def add_knife_edge(self, bar_index: int, s: float, name: str | None = None) -> str:
-        """Add a knife edge (skate) at the point ``s`` of a bar: that point cannot move
-        across the bar, :math:`-\\sin θ\\,\\dot x + \\cos θ\\,\\dot y + sL\\dot θ = 0`.
+        r"""Add a knife edge (skate) at the point ``s`` of a bar.
+
+        That point cannot move across the bar:
+        :math:`-\sin θ\,\dot x + \cos θ\,\dot y + sL\dot θ = 0`.
 
         Parameters
         ----------
@@ -729,9 +829,10 @@ class bar_joint_model:  # noqa: N801 - API name
         return self._data.of(KnifeEdge)[k].name
 
     def set_constraint_active(self, constraint: str | int, active: bool) -> None:
-        """Switch a switchable constraint (a coordinate-vector constraint) on or off, without
-        recompiling: its rows are scaled by a runtime parameter, and an inactive row reads
-        :math:`\\lambda = 0`.
+        r"""Switch a switchable constraint (a coordinate-vector constraint) on or off.
+
+        No recompiling: its rows are scaled by a runtime parameter, and an inactive row reads
+        :math:`\lambda = 0`.
 
         Parameters
         ----------
@@ -787,8 +888,9 @@ class bar_joint_model:  # noqa: N801 - API name
                           k: float = 0.0, l0: float | None = None, c: float = 0.0, *,
                           ground_point: Sequence[float] | None = None,
                           name: str | None = None) -> str:
-        """Add a point-to-point spring-damper (Exudyn ``SpringDamper`` semantics): the force
-        :math:`f = k(\\ell - \\ell_0) + c\\,\\dot\\ell` along the line, tension positive.
+        r"""Add a point-to-point spring-damper (Exudyn ``SpringDamper`` semantics).
+
+        The force :math:`f = k(\ell - \ell_0) + c\,\dot\ell` acts along the line, tension positive.
 
         Parameters
         ----------
@@ -828,9 +930,10 @@ class bar_joint_model:  # noqa: N801 - API name
     def add_torsional_spring(self, bar_a: int | None, bar_b: int, k: float,
                              phi0: float | None = None, c: float = 0.0, preload: float = 0.0,
                              *, name: str | None = None) -> str:
-        """Add a torsional spring-damper on the relative angle :math:`φ = θ_b - θ_a` (Exudyn
-        ``TorsionalSpringDamper`` semantics): :math:`τ = k(φ - φ_0) + c\\dot φ + τ_0` acts with
-        :math:`-τ` on bar b and :math:`+τ` on bar a.
+        r"""Add a torsional spring-damper on the relative angle :math:`φ = θ_b - θ_a`.
+
+        Exudyn ``TorsionalSpringDamper`` semantics: :math:`τ = k(φ - φ_0) + c\dot φ + τ_0` acts
+        with :math:`-τ` on bar b and :math:`+τ` on bar a.
 
         Parameters
         ----------
@@ -862,8 +965,10 @@ class bar_joint_model:  # noqa: N801 - API name
         return self._data.of(TorsionalSpring)[pos].name
 
     def set_spring(self, name: str, **values: float) -> None:
-        """Change values of a spring-damper (``k``, ``l0``, ``c``) or a torsional spring
-        (``k``, ``phi0``, ``c``, ``preload``); no recompiling.
+        """Change values of a spring-damper or a torsional spring, without recompiling.
+
+        ``k``, ``l0``, ``c`` of a spring-damper; ``k``, ``phi0``, ``c``, ``preload`` of a torsional
+        spring.
 
         Parameters
         ----------
@@ -883,8 +988,9 @@ class bar_joint_model:  # noqa: N801 - API name
         self._editor.replace(kind, pos, lambda data, old, k: old.with_values(**values))
 
     def parameter(self, name: str) -> hy.expression:
-        """The named runtime parameter ``name`` as a heyoka expression, for actuator laws
-        (e.g. ``A = model.parameter("A"); model.add_torque_actuator(0, A * hy.sin(hy.time))``).
+        """Return the named runtime parameter ``name`` as a heyoka expression, for actuator laws.
+
+        For example ``A = model.parameter("A"); model.add_torque_actuator(0, A * hy.sin(hy.time))``.
 
         Parameters
         ----------
@@ -897,8 +1003,9 @@ class bar_joint_model:  # noqa: N801 - API name
         return hy.expression(parameter_variable(name))
 
     def add_parameter(self, name: str, value: float) -> hy.expression:
-        """Add a named runtime parameter (edited with :meth:`set_parameter` without
-        recompiling); returns it as an expression (see :meth:`parameter`).
+        """Add a named runtime parameter and return it as an expression.
+
+        It is edited with :meth:`set_parameter` without recompiling (see :meth:`parameter`).
 
         Parameters
         ----------
@@ -937,8 +1044,10 @@ class bar_joint_model:  # noqa: N801 - API name
 
     def add_force_actuator(self, bar_index: int, s: float, fx: Any, fy: Any, *,
                            frame: str = "ground", name: str | None = None) -> str:
-        """Add a force on a bar point whose components are laws (numbers or heyoka
-        expressions of ``hy.time``, coordinates, velocities and :meth:`parameter`).
+        """Add a force on a bar point whose components are laws.
+
+        Laws are numbers or heyoka expressions of ``hy.time``, coordinates, velocities and
+        :meth:`parameter`.
 
         Parameters
         ----------
@@ -969,8 +1078,10 @@ class bar_joint_model:  # noqa: N801 - API name
 
     def add_torque_actuator(self, bar_index: int, torque: Any, *, bar_a: int | None = None,
                             name: str | None = None) -> str:
-        """Add a torque on a bar (and its reaction :math:`-τ` on ``bar_a``, if given) whose
-        value is a law (a number or a heyoka expression, e.g. a motor ``A*hy.sin(w*hy.time)``).
+        """Add a torque on a bar whose value is a law.
+
+        The reaction :math:`-τ` acts on ``bar_a``, if given; the law is a number or a heyoka
+        expression, e.g. a motor ``A*hy.sin(w*hy.time)``.
 
         Parameters
         ----------
@@ -998,8 +1109,10 @@ class bar_joint_model:  # noqa: N801 - API name
 
     @property
     def load_names(self) -> list[str]:
-        """Names of the loads (constant loads ``"force k"``, springs, actuators), as used by
-        :meth:`Trajectory.element_power`."""
+        """Return the names of the loads (constant loads ``"force k"``, springs, actuators).
+
+        As used by :meth:`Trajectory.element_power`.
+        """
         from .elements import Load
 
         return [el.label_prefix(pos) for kind, pos, el in self._data.items()
@@ -1016,9 +1129,12 @@ class bar_joint_model:  # noqa: N801 - API name
         kind, pos = self._editor.find_name(name, "load")
         if kind is Parameter:
             var = parameter_variable(name)
-            users = [el.name for k, _, el in self._data.items()
-                     if k in (ForceActuator, TorqueActuator) and any(
-                         var in hy.get_variables(getattr(el, law)) for law in k.laws)]
+            # every element holding an expression that uses it: actuator laws, a joint
+            # motor's angle law, a user event's expression
+            users = [getattr(el, "name", f"{k.title} {pos}")
+                     for k, pos, el in self._data.items() if k is not Parameter and any(
+                         isinstance(v, hy.expression) and var in hy.get_variables(v)
+                         for v in vars(el).values())]
             if users:
                 raise ValueError(f"parameter {name!r} is used by {users}; remove them first")
         self._editor.remove(kind, pos)
@@ -1026,9 +1142,10 @@ class bar_joint_model:  # noqa: N801 - API name
     # ------------------------------------------------------------------ sliders, latches, contact
     def add_pin_in_slot(self, bar_a: int, bar_b: int, s_b: float, offset: float = 0.0, *,
                         name: str | None = None) -> str:
-        """Add a pin-in-slot joint (Exudyn ``ObjectJointSliding2D``): the point ``s_b`` of
-        ``bar_b`` stays on the line of ``bar_a`` (shifted by ``offset`` along its normal),
-        rotation free; the multiplier is the normal force on ``bar_b`` (N).
+        """Add a pin-in-slot joint (Exudyn ``ObjectJointSliding2D``).
+
+        The point ``s_b`` of ``bar_b`` stays on the line of ``bar_a`` (shifted by ``offset`` along
+        its normal), rotation free; the multiplier is the normal force on ``bar_b`` (N).
 
         Parameters
         ----------
@@ -1053,10 +1170,11 @@ class bar_joint_model:  # noqa: N801 - API name
     def add_prismatic_joint(self, bar_a: int, bar_b: int, s_b: float = 0.0,
                             offset: float = 0.0, phi0: float | None = None, *,
                             name: str | None = None) -> str:
-        """Add a prismatic joint (Exudyn ``ObjectJointPrismatic2D``): ``bar_b`` slides along
-        ``bar_a``, its point ``s_b`` on the axis of ``bar_a`` (shifted by ``offset``) and the
-        relative rotation locked at ``phi0``. Multipliers: the normal force (N) and the
-        locking torque (N m) on ``bar_b``.
+        """Add a prismatic joint (Exudyn ``ObjectJointPrismatic2D``).
+
+        ``bar_b`` slides along ``bar_a``, its point ``s_b`` on the axis of ``bar_a`` (shifted by
+        ``offset``) and the relative rotation locked at ``phi0``. Multipliers: the normal force
+        (N) and the locking torque (N m) on ``bar_b``.
 
         Parameters
         ----------
@@ -1081,8 +1199,10 @@ class bar_joint_model:  # noqa: N801 - API name
     def add_ground_slider(self, bar_index: int, s: float, angle: float,
                           point: Sequence[float] | None = None, *,
                           name: str | None = None) -> str:
-        """Add a slider: the point ``s`` of a bar stays on the ground line through ``point``
-        at ``angle`` (rad from +x); the multiplier is the force (N) along the line's normal.
+        """Add a slider of a bar point on a ground line.
+
+        The point ``s`` of a bar stays on the ground line through ``point`` at ``angle`` (rad
+        from +x); the multiplier is the force (N) along the line's normal.
 
         Parameters
         ----------
@@ -1106,9 +1226,11 @@ class bar_joint_model:  # noqa: N801 - API name
 
     def add_latch(self, bar_a: int | None, bar_b: int, angle: float, *,
                   name: str | None = None) -> str:
-        """Add a latch: when the relative angle :math:`θ_b - θ_a` reaches ``angle`` during a
-        simulation, the hinge locks at that instant (a plastic impulse through W; the kinetic
-        energy lost is recorded in ``traj.events``).
+        """Add a latch that locks a hinge when its angle is reached.
+
+        When the relative angle :math:`θ_b - θ_a` reaches ``angle`` during a simulation, the
+        hinge locks at that instant (a plastic impulse through W; the kinetic energy lost is
+        recorded in ``traj.events``).
 
         Parameters
         ----------
@@ -1131,9 +1253,11 @@ class bar_joint_model:  # noqa: N801 - API name
     def add_angle_stop(self, bar_a: int | None, bar_b: int, limit: float, side: str = "max",
                        restitution: float = 0.0, *, rest_speed: float = REST_SPEED,
                        name: str | None = None) -> str:
-        """Add a one-sided limit of the relative angle :math:`φ = θ_b - θ_a`: ``side="max"``
-        keeps :math:`φ \\le` ``limit``, ``"min"`` keeps :math:`φ \\ge` ``limit``; impacts with
-        restitution ``e`` (Newton's law through W), resting when slower than ``rest_speed``.
+        r"""Add a one-sided limit of the relative angle :math:`φ = θ_b - θ_a`.
+
+        ``side="max"`` keeps :math:`φ \le` ``limit``, ``"min"`` keeps :math:`φ \ge` ``limit``;
+        impacts with restitution ``e`` (Newton's law through W), resting when slower than
+        ``rest_speed``.
 
         Parameters
         ----------
@@ -1163,11 +1287,12 @@ class bar_joint_model:  # noqa: N801 - API name
     def add_contact(self, bar_index: int, s: float, height: float = 0.0,
                     restitution: float = 0.0, *, normal_angle: float = math.pi / 2,
                     rest_speed: float = REST_SPEED, name: str | None = None) -> str:
-        """Add a unilateral contact of a bar point with a ground line: the point stays where
-        :math:`n \\cdot p \\ge h`, :math:`n = (\\cos α, \\sin α)` (default
-        :math:`α = π/2`: a floor :math:`y \\ge h`; :math:`α = 0`: a wall :math:`x \\ge h`);
-        impacts with restitution ``e``, resting contact below ``rest_speed``, release when the
-        contact force turns tensile. The multiplier is the contact force (N, ≥ 0).
+        r"""Add a unilateral contact of a bar point with a ground line.
+
+        The point stays where :math:`n \cdot p \ge h`, :math:`n = (\cos α, \sin α)` (default
+        :math:`α = π/2`: a floor :math:`y \ge h`; :math:`α = 0`: a wall :math:`x \ge h`); impacts
+        with restitution ``e``, resting contact below ``rest_speed``, release when the contact
+        force turns tensile. The multiplier is the contact force (N, ≥ 0).
 
         Parameters
         ----------
@@ -1196,8 +1321,10 @@ class bar_joint_model:  # noqa: N801 - API name
 
     def add_event(self, expr: hy.expression, name: str | None = None, *,
                   direction: str = "any", terminal: bool = False) -> str:
-        """Watch ``expr = 0`` during simulations: each zero crossing is located on the Taylor
-        series and recorded in ``traj.events``; a terminal event ends the simulation there.
+        """Watch ``expr = 0`` during simulations.
+
+        Each zero crossing is located on the Taylor series and recorded in ``traj.events``; a
+        terminal event ends the simulation there.
 
         Parameters
         ----------
@@ -1270,8 +1397,7 @@ class bar_joint_model:  # noqa: N801 - API name
         self._editor.remove(PointLoad, force_index)
 
     def clear(self) -> None:
-        """Remove all bars and elements (g, the stabilization rate and the tolerance are
-        kept)."""
+        """Remove all bars and elements (g, the stabilization rate and the tolerance are kept)."""
         self.F, self.q, self.qd = [], [], []
         d = self._data
         self._editor.commit(ModelData(g=d.g, stabilization=d.stabilization), "cleared")
@@ -1291,8 +1417,10 @@ class bar_joint_model:  # noqa: N801 - API name
 
     # ------------------------------------------------------------------ state
     def get_initial_state(self) -> list[float]:
-        """Return ``[x_0, y_0, θ_0, ..., xd_0, yd_0, θd_0, ...]``: all coordinates, then all
-        velocities (m, rad, m/s, rad/s)."""
+        """Return the initial state ``[x_0, y_0, θ_0, ..., xd_0, yd_0, θd_0, ...]``.
+
+        All coordinates, then all velocities (m, rad, m/s, rad/s).
+        """
         return initial_state(self._data).tolist()
 
     def set_initial_state(self, initial_state: Sequence[float]) -> list[float]:
@@ -1347,7 +1475,7 @@ class bar_joint_model:  # noqa: N801 - API name
 
     def compiled(self, tol: float | None = None, purpose: str = "interactive", *,
                  dynamics: bool = False):
-        """The compiled system of the current topology (built on first use, then cached).
+        """Return the compiled system of the current topology (built on first use, then cached).
 
         Parameters
         ----------
@@ -1366,9 +1494,10 @@ class bar_joint_model:  # noqa: N801 - API name
         return self._simulator.sparsity(self._data)
 
     def symbolic_entry(self, which: str, row: int, col: int | None = None):
-        """One entry of the compiled equations as a heyoka expression in the model's own
-        runtime parameters (``hy.par[k]``, see :meth:`parameter_keys`), or ``0.0`` for a
-        structural zero.
+        """Return one entry of the compiled equations as a heyoka expression.
+
+        The expression is in the model's own runtime parameters (``hy.par[k]``, see
+        :meth:`parameter_keys`), or ``0.0`` for a structural zero.
 
         Parameters
         ----------
@@ -1382,7 +1511,7 @@ class bar_joint_model:  # noqa: N801 - API name
     # ------------------------------------------------------------------ checks and numbers
     def check_constraint_fulfillment(self, state: Sequence[float],
                                      t: float = 0.0) -> ConstraintCheck:
-        """Evaluate the constraint residuals at a state.
+        r"""Evaluate the constraint residuals at a state.
 
         Parameters
         ----------
@@ -1395,21 +1524,21 @@ class bar_joint_model:  # noqa: N801 - API name
         -------
         ConstraintCheck
             ``labels``, ``position`` (:math:`F(q)` per row), ``velocity``
-            (:math:`J\\dot q` per row), their maxima, ``tolerance`` and ``satisfied`` (both
+            (:math:`J\dot q` per row), their maxima, ``tolerance`` and ``satisfied`` (both
             maxima within :attr:`tolerance`); ``bool(check)`` is ``satisfied``.
         """
         return self._simulator.check(self._data, self.tolerance, state, t)
 
     def degrees_of_freedom(self) -> int:
-        """:math:`n - \\operatorname{rank} J` at the initial pose."""
+        r""":math:`n - \operatorname{rank} J` at the initial pose."""
         return self._simulator.degrees_of_freedom(self._data)
 
     def assemble(self, max_iter: int = 50) -> AssemblyReport:
-        """Move the initial poses the least needed to satisfy every constraint.
+        r"""Move the initial poses the least needed to satisfy every constraint.
 
         Gauss–Newton with minimum-norm steps from the drawn pose (metric
         :math:`Δx^2 + Δy^2 + (LΔθ)^2` per bar), so the result stays on the drawn branch;
-        then the velocities are projected onto :math:`J\\dot q = 0`.
+        then the velocities are projected onto :math:`J\dot q = 0`.
 
         Parameters
         ----------
@@ -1461,7 +1590,7 @@ class bar_joint_model:  # noqa: N801 - API name
                  projection: bool = False, singular_threshold: float = 1e-8,
                  purpose: str = "interactive", max_steps: int = DEFAULT_MAX_STEPS,
                  max_wall_s: float = DEFAULT_MAX_WALL_S, singular: str = "pass") -> Trajectory:
-        """Integrate the motion from the initial state over ``[0, t_end]``.
+        r"""Integrate the motion from the initial state over ``[0, t_end]``.
 
         Uses ``hy.taylor_adaptive`` (cached by topology, data as runtime parameters) and
         ``propagate_grid``; outputs are evaluated by one compiled function on all points.
@@ -1482,7 +1611,7 @@ class bar_joint_model:  # noqa: N801 - API name
             Project positions and velocities onto the constraint manifold at every output
             time (Gauss–Newton in the mass metric), removing drift on long runs.
         singular_threshold : float
-            The singularity monitor watches :math:`\\min_k d_k/W_{kk}` (see
+            The singularity monitor watches :math:`\min_k d_k/W_{kk}` (see
             :class:`Trajectory`): below this value the pose counts as singular (0: not
             watched). Models whose constraint Jacobian has full rank at every pose, proven
             from its structure (trees of pins and rollers), are not watched at all
@@ -1490,7 +1619,7 @@ class bar_joint_model:  # noqa: N801 - API name
         singular : {"pass", "stop"}
             At a singular pose (the rows of J nearly dependent, e.g. a linkage passing a flat
             or aligned pose): pass through it, solving with the regularized
-            :math:`W + ε\\,\\mathrm{diag}(W)` until the pose is passed (the crossing is
+            :math:`W + ε\,\mathrm{diag}(W)` until the pose is passed (the crossing is
             recorded in ``traj.events`` with the rows concerned), or stop with
             :class:`SingularConfigurationError`.
         purpose : {"interactive", "long"}
@@ -1523,6 +1652,30 @@ class bar_joint_model:  # noqa: N801 - API name
         -----
         Thread safety: a model may be simulated from several threads; the runs take turns on
         its compiled integrator. Edits from other threads during a run are not seen by it.
+
+        Examples
+        --------
+        A bar of length :math:`L` pinned at one end, released horizontally from rest, passes the
+        bottom with :math:`ω^2 = 3g/L` (energy), and the pin then pulls up with 2.5 times the
+        weight (:math:`mg + mω^2L/2`):
+
+        >>> import math
+        >>> import numpy as np
+        >>> import quivira
+        >>> model = quivira.bar_joint_model()
+        >>> bar = model.add_bar_at_attitude(0.5, 0.0, 0.0, 1.0, 1.0)  # horizontal, at rest
+        >>> model.add_support(bar, -0.5, fixed_x=True, fixed_y=True)
+        0
+        >>> traj = model.simulate(1.0, 1001)
+        >>> k = int(np.argmax(np.abs(traj.qd[:, 2])))  # the bar hangs straight down here
+        >>> round(float(traj.q[k, 2]), 2), round(-math.pi / 2, 2)
+        (-1.57, -1.57)
+        >>> round(float(abs(traj.qd[k, 2])), 3), round(math.sqrt(3 * 9.81 / 1.0), 3)
+        (5.425, 5.425)
+        >>> round(float(traj.support_force(0)[k, 1] / 9.81), 3)
+        2.5
+        >>> traj.relative_energy_error() < 1e-10
+        True
         """
         return self._simulator.simulate(
             self._data, self.tolerance, t_end, n_points, tol=tol, projection=projection,
@@ -1531,7 +1684,7 @@ class bar_joint_model:  # noqa: N801 - API name
 
     # ------------------------------------------------------------------ equations
     def build_lagrange_eom(self, return_multipliers: bool = False, return_W: bool = False):
-        """Assemble the symbolic first-order system of the model, numeric data as constants.
+        r"""Assemble the symbolic first-order system of the model, numeric data as constants.
 
         The system can be passed straight to ``hy.taylor_adaptive(sys, state)`` with the state
         from :meth:`get_initial_state`. Sets ``self.F`` (constraint residuals), ``self.q``
@@ -1540,7 +1693,7 @@ class bar_joint_model:  # noqa: N801 - API name
         Parameters
         ----------
         return_multipliers : bool, optional
-            Also return the multipliers :math:`\\lambda` (in the order of ``self.F``).
+            Also return the multipliers :math:`\lambda` (in the order of ``self.F``).
         return_W : bool, optional
             Also return :math:`W = J M^{-1} J^T`.
 
@@ -1558,9 +1711,11 @@ class bar_joint_model:  # noqa: N801 - API name
         return eom_result(parts, return_multipliers, return_W)
 
     def mass_matrix_forms(self):
-        """The model's equations in SymPy ``LagrangesMethod`` layout (numeric data as
-        constants): a :class:`quivira.forms.LagrangeForms` with ``mass_matrix``,
-        ``forcing``, ``mass_matrix_full``, ``forcing_full`` and ``rhs()``."""
+        """Return the model's equations in SymPy ``LagrangesMethod`` layout.
+
+        Numeric data are constants: a :class:`quivira.forms.LagrangeForms` with ``mass_matrix``,
+        ``forcing``, ``mass_matrix_full``, ``forcing_full`` and ``rhs()``.
+        """
         from ..forms import LagrangeForms
 
         sym = build_symbolic(self._data, use_pars=False)
@@ -1584,8 +1739,9 @@ class bar_joint_model:  # noqa: N801 - API name
     def linearize(self, q_op: Sequence[float] | None = None,
                   qd_op: Sequence[float] | None = None, *,
                   allow_nonequilibrium: bool = False) -> Linearization:
-        """Linear model ``(A, B)`` about an operating point, in independent coordinates chosen
-        by coordinate partitioning of J there.
+        """Linearize the model about an operating point: return ``(A, B)``.
+
+        The independent coordinates are chosen by coordinate partitioning of J there.
 
         ``x = (z, ż)``, ``ẋ = A x + B u`` with ``u`` the input values of the loads (``fx``,
         ``fy``, ``torque`` of every point load). See :mod:`quivira.model.linearize` for the
@@ -1609,8 +1765,10 @@ class bar_joint_model:  # noqa: N801 - API name
                                             allow_nonequilibrium=allow_nonequilibrium)
 
     def modes(self, q_op: Sequence[float] | None = None) -> Modes:
-        """Natural frequencies (rad/s) and mode shapes about an equilibrium (default: the
-        initial pose), from :math:`K_z v = ω^2 M_z v`; shapes mapped back to all coordinates.
+        """Compute natural frequencies (rad/s) and mode shapes about an equilibrium.
+
+        About the initial pose by default, from :math:`K_z v = ω^2 M_z v`; the shapes are mapped
+        back to all coordinates.
 
         Parameters
         ----------
@@ -1625,7 +1783,7 @@ class bar_joint_model:  # noqa: N801 - API name
         print(self.summary())
 
     def summary(self) -> str:
-        """The text printed by :meth:`print_model`."""
+        """Return the text printed by :meth:`print_model`."""
         d = self._data
         lines = [f"bar_joint_model: {len(d.bars)} bars, {len(d.of(PinJoint))} joints, "
                  f"{len(d.of(Support))} supports, {len(d.of(PointLoad))} forces, g = {d.g:g}"]
@@ -1634,18 +1792,19 @@ class bar_joint_model:  # noqa: N801 - API name
         return "\n".join(lines)
 
     def __repr__(self) -> str:
+        """Return a short description: the numbers of bars, joints, supports and forces."""
         d = self._data
         return (f"<bar_joint_model: {len(d.bars)} bars, {len(d.of(PinJoint))} joints, "
                 f"{len(d.of(Support))} supports, {len(d.of(PointLoad))} forces>")
 
     # ------------------------------------------------------------------ persistence
     def to_dict(self) -> dict:
-        """The model as plain JSON-ready data (with ``format_version``)."""
+        """Return the model as plain JSON-ready data (with ``format_version``)."""
         return persistence.to_dict(self._data, self.tolerance)
 
     @classmethod
     def from_dict(cls, d: dict) -> bar_joint_model:
-        """A new model from :meth:`to_dict` data (format versions 1 and 2).
+        """Build a new model from :meth:`to_dict` data (format versions 1 and 2).
 
         Parameters
         ----------
@@ -1663,8 +1822,9 @@ class bar_joint_model:  # noqa: N801 - API name
         return model
 
     def save(self, path: str | Path) -> None:
-        """Write the model to a JSON file (format version 2: plain data only, expressions as
-        JSON trees of whitelisted operations).
+        """Write the model to a JSON file.
+
+        Format version 2: plain data only, expressions as JSON trees of whitelisted operations.
 
         Parameters
         ----------
@@ -1702,10 +1862,10 @@ class bar_joint_model:  # noqa: N801 - API name
     # --- bodies and joints (issue 21) ---
     def add_particle(self, x: float, y: float, m: float, *, vx: float = 0.0,
                      vy: float = 0.0) -> int:
-        """Append a point mass at ``(x, y)``: two coordinates ``(x, y)``, no angle.
+        r"""Append a point mass at ``(x, y)``: two coordinates ``(x, y)``, no angle.
 
-        Its kinetic energy is :math:`\\tfrac12 m(\\dot x^2 + \\dot y^2)`, its weight
-        :math:`-mg\\,e_y`. Joints, links and supports attach at its position (``s = 0`` or the
+        Its kinetic energy is :math:`\tfrac12 m(\dot x^2 + \dot y^2)`, its weight
+        :math:`-mg\,e_y`. Joints, links and supports attach at its position (``s = 0`` or the
         point ``(0, 0)``); elements that need an angle (welds, motors, torsional springs) refuse
         it. Its mass is a runtime parameter (``set_bar_mass``).
 
@@ -1731,9 +1891,9 @@ class bar_joint_model:  # noqa: N801 - API name
     def add_body(self, x: float, y: float, theta: float, m: float, I: float,  # noqa: E741
                  shape: dict | str | None = None, points: dict | None = None, *,
                  length: float | None = None) -> int:
-        """Append a planar rigid body with coordinates ``(x, y, θ)`` of its mass centre.
+        r"""Append a planar rigid body with coordinates ``(x, y, θ)`` of its mass centre.
 
-        Kinetic energy :math:`\\tfrac12 m(\\dot x^2 + \\dot y^2) + \\tfrac12 I\\dot θ^2`
+        Kinetic energy :math:`\tfrac12 m(\dot x^2 + \dot y^2) + \tfrac12 I\dot θ^2`
         (``I`` about the mass centre). A body point :math:`(u, v)` (body frame, relative to
         the mass centre) is at :math:`(x, y) + R(θ)(u, v)`; an offset mass centre is expressed
         by attachment points away from ``(0, 0)``. ``m`` and ``I`` are runtime parameters.
@@ -1758,7 +1918,7 @@ class bar_joint_model:  # noqa: N801 - API name
         length : float, optional
             Reference length ℓ (m) of local coordinates ``s`` (the point ``(sℓ, 0)``) used by
             the bar-style elements (joints, supports, loads); default: the disc's diameter,
-            the plate's width, else :math:`\\sqrt{12 I/m}`.
+            the plate's width, else :math:`\sqrt{12 I/m}`.
 
         Returns
         -------
@@ -1777,8 +1937,9 @@ class bar_joint_model:  # noqa: N801 - API name
         return self._editor.add_bar(body)
 
     def set_body_inertia(self, body: int, I: float) -> None:  # noqa: E741
-        """Change the moment of inertia (kg·m²) of a rigid body about its mass centre (a
-        runtime parameter: no recompiling). A bar's inertia follows its mass and length.
+        """Change the moment of inertia (kg·m²) of a rigid body about its mass centre.
+
+        A runtime parameter: no recompiling. A bar's inertia follows its mass and length.
 
         Parameters
         ----------
@@ -1804,8 +1965,9 @@ class bar_joint_model:  # noqa: N801 - API name
         return self._data.bars[self._editor.check_bar(body, "body")].body_kind
 
     def body_coordinates(self, body: int) -> list[int]:
-        """Indices of a body's coordinates in ``q`` (``[x, y, θ]``, ``[x, y]`` for a
-        particle).
+        """Return the indices of a body's coordinates in ``q``.
+
+        ``[x, y, θ]``, or ``[x, y]`` for a particle.
 
         Parameters
         ----------
@@ -1850,9 +2012,9 @@ class bar_joint_model:  # noqa: N801 - API name
     def add_distance(self, body_a: int | None, point_a: Any, body_b: int | None,
                      point_b: Any, length: float | None = None, *,
                      name: str | None = None) -> str:
-        """Add a massless rigid link between two points of bodies (or a body and the ground).
+        r"""Add a massless rigid link between two points of bodies (or a body and the ground).
 
-        Row :math:`(\\ell^2 - d\\cdot d)/(2\\ell) = 0` with :math:`d = p_b - p_a`; its
+        Row :math:`(\ell^2 - d\cdot d)/(2\ell) = 0` with :math:`d = p_b - p_a`; its
         multiplier is the link's tension (N, positive when it pulls the points together;
         :class:`~quivira.model.elements.Distance`).
 
@@ -1939,11 +2101,11 @@ class bar_joint_model:  # noqa: N801 - API name
                             point: Sequence[float] | None = None, *,
                             radius: float | None = None, centre: Any = (0.0, 0.0),
                             name: str | None = None) -> str:
-        """A disc rolls without slipping on a ground line (holonomic form).
+        r"""Add a disc that rolls without slipping on a ground line (holonomic form).
 
-        Rows :math:`n\\cdot(c - P) - R = 0` and :math:`t\\cdot c + Rθ = t\\cdot c_0 + Rθ_0`
-        (:math:`x + Rθ` = const on level ground) with :math:`t = (\\cos α, \\sin α)`,
-        :math:`n = (-\\sin α, \\cos α)`; multipliers: the normal force along :math:`n` and
+        Rows :math:`n\cdot(c - P) - R = 0` and :math:`t\cdot c + Rθ = t\cdot c_0 + Rθ_0`
+        (:math:`x + Rθ` = const on level ground) with :math:`t = (\cos α, \sin α)`,
+        :math:`n = (-\sin α, \cos α)`; multipliers: the normal force along :math:`n` and
         the friction force along :math:`t` on the disc, at the contact point (N;
         :class:`~quivira.model.elements.RollingOnLine`).
 
@@ -1978,10 +2140,11 @@ class bar_joint_model:  # noqa: N801 - API name
                             radius_a: float | None = None, radius_b: float | None = None,
                             centre_a: Any = None, centre_b: Any = None,
                             name: str | None = None) -> str:
-        """Disc b rolls without slipping on disc a (outside it, or inside it with
-        ``inside=True``); ``body_a=None`` is a fixed ground circle.
+        r"""Add disc b rolling without slipping on disc a.
 
-        Rows: the centre distance :math:`|c_b - c_a| = R_a \\pm R_b` and, at velocity level,
+        Outside it, or inside it with ``inside=True``; ``body_a=None`` is a fixed ground circle.
+
+        Rows: the centre distance :math:`|c_b - c_a| = R_a \pm R_b` and, at velocity level,
         equal velocities of the two material points in contact (see
         :class:`~quivira.model.elements.RollingOnDisc`); multipliers: the normal and friction
         forces on disc b (N).
@@ -2093,8 +2256,10 @@ class bar_joint_model:  # noqa: N801 - API name
 
     def equilibrium(self, q_guess: Sequence[float] | None = None, *, t: float = 0.0,
                     tol: float = 1e-10, max_iter: int = 50):
-        """Static equilibrium near ``q_guess``: Newton on the KKT system
-        :math:`f(q) + J^T\\lambda = 0`, :math:`F(q) = 0` (see :mod:`quivira.model.statics`).
+        r"""Find the static equilibrium near ``q_guess``.
+
+        Newton on the KKT system :math:`f(q) + J^T\lambda = 0`, :math:`F(q) = 0` (see
+        :mod:`quivira.model.statics`).
 
         Parameters
         ----------
@@ -2117,6 +2282,27 @@ class bar_joint_model:  # noqa: N801 - API name
         ------
         EquilibriumError
             (a ValueError) No equilibrium nearby, or a mechanism without restoring force.
+
+        Examples
+        --------
+        A bar pinned at one end, started 1 rad below the horizontal, comes to rest hanging
+        straight down; the support's multiplier is the weight, and the stiffness of the reduced
+        Hessian is :math:`mgL/2`:
+
+        >>> import math
+        >>> import quivira
+        >>> model = quivira.bar_joint_model()
+        >>> bar = model.add_bar_at_attitude(0.5 * math.cos(-1.0), 0.5 * math.sin(-1.0), -1.0,
+        ...                                 1.0, 2.0)
+        >>> model.add_support(bar, -0.5, fixed_x=True, fixed_y=True)
+        0
+        >>> eq = model.equilibrium()
+        >>> round(float(eq.q[2]), 6), round(-math.pi / 2, 6)
+        (-1.570796, -1.570796)
+        >>> round(float(eq.multiplier("support 0 · y")), 6), round(2.0 * 9.81, 6)
+        (19.62, 19.62)
+        >>> eq.stability, round(float(eq.eigenvalues[0]), 6)
+        ('stable', 9.81)
         """
         from . import statics
 
@@ -2128,9 +2314,10 @@ class bar_joint_model:  # noqa: N801 - API name
     def equilibrium_path(self, parameter: Any, values: Sequence[float], *,
                          q_guess: Sequence[float] | None = None, tol: float = 1e-10,
                          max_points: int = 2000, max_step: float | None = None):
-        """Follow the equilibrium as one parameter goes from ``values[0]`` to ``values[-1]``
-        (pseudo-arclength continuation, through limit points; see
-        :mod:`quivira.model.statics`). The model is not changed.
+        """Follow the equilibrium as one parameter goes from ``values[0]`` to ``values[-1]``.
+
+        Pseudo-arclength continuation, through limit points (see :mod:`quivira.model.statics`).
+        The model is not changed.
 
         Parameters
         ----------
@@ -2170,8 +2357,10 @@ class bar_joint_model:  # noqa: N801 - API name
                                         max_points=int(max_points), max_step=max_step)
 
     def mobility(self, q: Sequence[float] | None = None, *, t: float = 0.0):
-        """Degrees of freedom at a pose from the rank of J, the redundant rows by label, and
-        Grübler's count beside them (see :mod:`quivira.model.kinematics`).
+        """Return the degrees of freedom at a pose from the rank of J.
+
+        With the redundant rows by label, and Grübler's count beside them (see
+        :mod:`quivira.model.kinematics`).
 
         Parameters
         ----------
@@ -2196,9 +2385,9 @@ class bar_joint_model:  # noqa: N801 - API name
     def kinematic_sweep(self, driver: Any, values: Sequence[float], *,
                         q_start: Sequence[float] | None = None,
                         singular_threshold: float = 1e-6):
-        """Prescribe one driver along ``values`` and solve positions, velocities and
-        accelerations, staying on the current assembly branch (see
-        :mod:`quivira.model.kinematics`).
+        """Prescribe one driver along ``values`` and solve positions, velocities and accelerations.
+
+        The sweep stays on the current assembly branch (see :mod:`quivira.model.kinematics`).
 
         Parameters
         ----------
@@ -2234,8 +2423,9 @@ class bar_joint_model:  # noqa: N801 - API name
 
     def coupler_curve(self, bar: int, s: float, driver: Any, values: Sequence[float], *,
                       offset: float = 0.0, q_start: Sequence[float] | None = None):
-        """The path of the bar point ``(sL, offset)`` (bar frame) along a
-        :meth:`kinematic_sweep`.
+        """Return the path of the bar point ``(sL, offset)`` (bar frame) along a kinematic sweep.
+
+        See :meth:`kinematic_sweep`.
 
         Parameters
         ----------
@@ -2266,8 +2456,9 @@ class bar_joint_model:  # noqa: N801 - API name
                             sweep)
 
     def transmission_angle(self, coupler: int, rocker: int, q: Any = None):
-        """The transmission angle μ (rad) of a four-bar: the angle at the coupler–rocker joint
-        between the two bars.
+        """Return the transmission angle μ (rad) of a four-bar.
+
+        It is the angle at the coupler–rocker joint between the two bars.
 
         Parameters
         ----------
@@ -2298,9 +2489,10 @@ class bar_joint_model:  # noqa: N801 - API name
 
     def internal_forces(self, source: Any = None, *, s: Any = 51, bars: Any = None,
                         qdd: Any = None, lambda_mult: Any = None):
-        """Axial force N(s), shear V(s) and bending moment M(s) along the bars (bar frame,
-        tension positive, dM/dx = V), from the multipliers, loads, springs, gravity and the
-        bars' d'Alembert inertia (see :mod:`quivira.model.internal_forces`). Loads are taken
+        """Compute the axial force N(s), shear V(s) and bending moment M(s) along the bars.
+
+        Bar frame, tension positive, dM/dx = V; from the multipliers, loads, springs, gravity and
+        the bars' d'Alembert inertia (see :mod:`quivira.model.internal_forces`). Loads are taken
         with the model's current values.
 
         Parameters
@@ -2400,9 +2592,10 @@ class bar_joint_model:  # noqa: N801 - API name
                       outputs: str | Sequence[str] = ("state", "energy"),
                       n_points: int = 201, *, tol: float | None = None,
                       at: Any = None) -> Sensitivities:  # noqa: F821 - imported on use
-        """Derivatives of the motion and its outputs with respect to model data, up to
-        ``order``, from heyoka's variational equations
-        :math:`\\tfrac{d}{dt}∂^α x = ∂^α f(x, w)` of the (stabilized) equations of motion.
+        r"""Compute derivatives of the motion and its outputs with respect to model data.
+
+        Up to ``order``, from heyoka's variational equations
+        :math:`\tfrac{d}{dt}∂^α x = ∂^α f(x, w)` of the (stabilized) equations of motion.
 
         See :func:`quivira.sensitivity.sensitivities` for the parameters (``wrt`` names such
         as ``"g"``, ``"bar 1 · mass"``, ``"torsional spring 0 · k"``, ``"th0"``), the
@@ -2426,8 +2619,10 @@ class bar_joint_model:  # noqa: N801 - API name
     }
 
     def set_constraint_values(self, name: str, **values: Any) -> None:
-        """Change value fields of a slot, prismatic joint, ground slider, latch, angle stop
-        or contact, by name: one undoable edit, validated as by the ``add_*`` method.
+        """Change value fields of a named slider, latch, stop or contact.
+
+        Slot, prismatic joint, ground slider, latch, angle stop or contact, by name: one undoable
+        edit, validated as by the ``add_*`` method.
 
         Fields: slot ``s_b``, ``offset``; prismatic joint ``s_b``, ``offset``, ``phi0``;
         ground slider ``s``, ``angle``, ``point``; latch ``angle``; angle stop ``limit``,

@@ -1,4 +1,4 @@
-"""The data of a model: bodies and elements, plus g and the Baumgarte rate.
+r"""The data of a model: bodies and elements, plus g and the Baumgarte rate.
 
 Bodies (issue 21) are rigid planar bodies with their coordinates taken at the **mass centre**:
 
@@ -6,7 +6,7 @@ Bodies (issue 21) are rigid planar bodies with their coordinates taken at the **
   inertia :math:`I_i = m_i L_i^2/12` about its centre; the point at the local coordinate
   ``s ∈ [-0.5, 0.5]`` is
 
-  .. math:: p_i(s) = (x_i, y_i) + s L_i (\\cos θ_i, \\sin θ_i);
+  .. math:: p_i(s) = (x_i, y_i) + s L_i (\cos θ_i, \sin θ_i);
 
 * a :class:`Particle` (point mass) has the two coordinates ``(x_i, y_i)``, mass :math:`m_i`
   and no angle (its ``pose`` is kept as ``(x, y, 0)`` for readers of poses);
@@ -28,9 +28,11 @@ nothing and results may keep a reference to the data they were computed from.
 
 from __future__ import annotations
 
+import copy as _copy
+import functools
 import math
 import numbers
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar
 
 from .elements import KINDS, Element
@@ -38,6 +40,13 @@ from .validation import DEFAULT_STABILIZATION, check_point, check_positive, chec
 
 #: the drawing shapes of a rigid body and their size keys
 SHAPES = {"disc": ("radius",), "plate": ("width", "height"), "none": ()}
+
+
+
+@functools.cache
+def _field_names(cls: type) -> tuple[str, ...]:
+    """Return the dataclass field names of a body class (cached: ``fields`` is slow)."""
+    return tuple(f.name for f in fields(cls))
 
 
 class _Body:
@@ -49,10 +58,22 @@ class _Body:
     n_coordinates: ClassVar[int] = 3
 
     def copy(self):
-        """An independent copy."""
-        import copy as _copy
+        """Return an independent copy.
 
-        return _copy.deepcopy(self)
+        Lists and dicts (shape, named points) are copied; numbers, strings and tuples are shared
+        (they are immutable).
+
+        A model edit copies every body (see :meth:`ModelData.copy`), so this is kept cheap: a
+        deep copy made building a 500-bar lattice take half a minute.
+        """
+        c = _copy.copy(self)
+        for name in _field_names(type(self)):
+            v = getattr(c, name)
+            if isinstance(v, dict):
+                setattr(c, name, {k: list(x) if isinstance(x, list) else x for k, x in v.items()})
+            elif isinstance(v, list):
+                setattr(c, name, [list(x) if isinstance(x, list) else x for x in v])
+        return c
 
     @property
     def rotates(self) -> bool:
@@ -60,20 +81,25 @@ class _Body:
         return self.n_coordinates == 3
 
     def world(self, u: float, v: float) -> tuple[float, float]:
-        """Initial position (m) of the body-frame point ``(u, v)``."""
+        """Return the initial position (m) of the body-frame point ``(u, v)``."""
         x, y, th = self.pose
         c, s = math.cos(th), math.sin(th)
         return x + u * c - v * s, y + u * s + v * c
 
     def point(self, s: float) -> tuple[float, float]:
-        """Initial position of the point at local coordinate ``s`` (``(sL, 0)`` in the body
-        frame)."""
+        """Return the initial position of the point at local coordinate ``s``.
+
+        That is the point ``(sL, 0)`` in the body frame.
+        """
         return self.world(s * self.length, 0.0)
 
     def local_point(self, ref: Any, what: str) -> tuple[float, float]:
-        """The body-frame coordinates ``(u, v)`` (m) of a point reference: a number ``s``
-        (the point ``(s L, 0)`` of the body's axis, ``s`` in [-0.5, 0.5]), a pair ``(u, v)``
-        in metres, or the name of one of the body's attachment points."""
+        """Return the body-frame coordinates ``(u, v)`` (m) of a point reference.
+
+        A reference is a number ``s`` (the point ``(s L, 0)`` of the body's axis, ``s`` in
+        [-0.5, 0.5]), a pair ``(u, v)`` in metres, or the name of one of the body's attachment
+        points.
+        """
         if isinstance(ref, str):
             pts = getattr(self, "points", {}) or {}
             if ref not in pts:
@@ -95,26 +121,29 @@ class _Body:
         return f"centre ({self.pose[0]:.4g}, {self.pose[1]:.4g}), θ = {self.pose[2]:.4g} rad"
 
     def describe(self, i: int) -> str:
-        """The body's line in the model summary."""
+        """Return the body's line in the model summary."""
         vel = tuple(round(v, 6) for v in self.velocity[:self.n_coordinates])
         return f"bar {i}: L = {self.length:g}, m = {self.mass:g}, {self._pose_text()}, " \
                f"velocity {vel}"
 
     def mass_diagonal(self) -> list[float]:
-        """The body's entries of the diagonal of M: ``(m, m, I)`` (``(m, m)`` for a
-        particle)."""
+        """Return the body's diagonal entries of M: ``(m, m, I)``, or ``(m, m)`` for a particle."""
         return [self.mass, self.mass, self.inertia][:self.n_coordinates]
 
     def weights(self) -> list[float]:
-        """Column weights of the rank tests and assembly metric: ``(1, 1, ℓ)`` with ℓ the
-        body's length (a rotation counts by how far its ends move)."""
+        """Column weights of the rank tests and assembly metric: ``(1, 1, ℓ)``.
+
+        ℓ is the body's length (a rotation counts by how far its ends move).
+        """
         return [1.0, 1.0, max(self.length, 1e-300)][:self.n_coordinates]
 
     def parameters(self, g: float) -> list[tuple[str, float]]:
-        """The body's runtime parameters ``(name, value)``: :math:`1/m`, :math:`1/I`,
-        :math:`mg`, :math:`-mg`, :math:`m`, :math:`I` (no inertia for a particle; derived
-        quantities are parameters of their own, so the compiled code does no arithmetic on
-        data)."""
+        """Return the body's runtime parameters ``(name, value)``.
+
+        They are :math:`1/m`, :math:`1/I`, :math:`mg`, :math:`-mg`, :math:`m`, :math:`I` (no
+        inertia for a particle; derived quantities are parameters of their own, so the compiled
+        code does no arithmetic on data).
+        """
         out = [("inv_mass", 1.0 / self.mass), ("weight", self.mass * g),
                ("minus_weight", -self.mass * g), ("mass", self.mass)]
         if self.rotates:
@@ -162,6 +191,7 @@ class Particle(_Body):
     n_coordinates: ClassVar[int] = 2
 
     def __setattr__(self, name: str, value: Any) -> None:
+        """Set an attribute; a particle's pose and velocity are ``(x, y)``, stored with angle 0."""
         if name in ("pose", "velocity") and value is not None:
             if len(value) == 3 and value[2] != 0.0:
                 raise ValueError(f"a particle has no angle: its {name} is (x, y) (the third "
@@ -179,6 +209,7 @@ class Particle(_Body):
         raise ValueError("a particle has no length; it is a point mass (change its mass)")
 
     def describe(self, i: int) -> str:
+        """Return the particle's line in the model summary (``i`` its index)."""
         vel = tuple(round(v, 6) for v in self.velocity[:2])
         return f"particle {i}: m = {self.mass:g}, {self._pose_text()}, velocity {vel}"
 
@@ -190,8 +221,11 @@ class Particle(_Body):
 
 @dataclass
 class RigidBody(_Body):
-    """A planar rigid body: mass, inertia about the mass centre, attachment points in the
-    body frame, a drawing shape; coordinates ``(x, y, θ)`` of the mass centre."""
+    """A planar rigid body with a mass, an inertia, attachment points and a shape.
+
+    Mass, inertia about the mass centre, attachment points in the body frame, a drawing
+    shape; coordinates ``(x, y, θ)`` of the mass centre.
+    """
 
     mass: float
     inertia: float
@@ -210,8 +244,10 @@ class RigidBody(_Body):
 
     @property
     def length(self) -> float:
-        """Reference length ℓ (m) of the body's local coordinates ``s`` (see
-        :attr:`ref_length`)."""
+        """Reference length ℓ (m) of the body's local coordinates ``s``.
+
+        See :attr:`ref_length`.
+        """
         if self.ref_length is not None:
             return self.ref_length
         kind = self.shape.get("kind", "none")
@@ -226,6 +262,7 @@ class RigidBody(_Body):
         self.ref_length = value
 
     def describe(self, i: int) -> str:
+        """Return the body's line in the model summary (``i`` its index)."""
         shape = ", ".join(f"{k} = {v:g}" for k, v in self.shape.items() if k != "kind")
         shape = self.shape["kind"] + (f" ({shape})" if shape else "")
         pts = ", ".join(f"{k} ({u:.4g}, {v:.4g})" for k, (u, v) in self.points.items())
@@ -244,7 +281,7 @@ BODY_KINDS: dict[str, type] = {"bar": Bar, "particle": Particle, "body": RigidBo
 
 
 def check_shape(shape: Any, what: str) -> dict:
-    """A validated drawing shape (dict with ``kind`` and its positive sizes; None = none)."""
+    """Validate a drawing shape (dict with ``kind`` and its positive sizes; None = none)."""
     if shape is None:
         return {"kind": "none"}
     if isinstance(shape, str):
@@ -268,7 +305,7 @@ def check_shape(shape: Any, what: str) -> dict:
 
 
 def check_points(points: Any, what: str) -> dict:
-    """Validated attachment points ``{name: (u, v)}`` (None = none)."""
+    """Validate attachment points ``{name: (u, v)}`` (None = none)."""
     if points is None:
         return {}
     if not isinstance(points, dict):
@@ -298,13 +335,23 @@ class ModelData:
     stabilization: float = DEFAULT_STABILIZATION
 
     def copy(self) -> ModelData:
-        """An independent copy (what an edit works on until it is committed)."""
+        """Return an independent copy (what an edit works on until it is committed)."""
         bars = [b.copy() for b in self.bars]
         elements = {c: [e.copy() for e in lst] for c, lst in self.elements.items()}
         return ModelData(bars, elements, self.g, self.stabilization)
 
+    def shallow_copy(self) -> ModelData:
+        """Return a copy with new lists that share the bodies and elements.
+
+        The draft of an edit that only appends, replaces or removes whole items (never
+        changes one in place): :meth:`copy` costs a copy of every item per edit, which made
+        building large lattices quadratic in their size.
+        """
+        return ModelData(list(self.bars), {c: list(lst) for c, lst in self.elements.items()},
+                         self.g, self.stabilization)
+
     def of(self, kind: type[Element]) -> list[Element]:
-        """The list of elements of a kind (the live list of this data: edit drafts only)."""
+        """Return the list of elements of a kind (the live list of this data: edit drafts only)."""
         return self.elements[kind.collection]
 
     def items(self):
@@ -314,28 +361,35 @@ class ModelData:
                 yield kind, pos, el
 
     def named(self) -> list[tuple[type[Element], int, Element]]:
-        """The named elements (constraints addressed by name), in registry order."""
+        """Return the named elements (constraints addressed by name), in registry order."""
         return [(k, p, e) for k, p, e in self.items() if k.named]
 
     def length_scale(self) -> float:
-        """The model's length scale ℓ: the largest bar length or coordinate of a bar centre
-        in the initial pose (1 for a model without bars). Residual tolerances are relative to
-        it, so a model and a scaled copy get the same verdicts."""
+        """Return the model's length scale ℓ.
+
+        The largest bar length or coordinate of a bar centre in the initial pose (1 for a model
+        without bars). Residual tolerances are relative to it, so a model and a scaled copy get
+        the same verdicts.
+        """
         values = [b.length for b in self.bars]
         values += [abs(v) for b in self.bars if b.pose is not None for v in b.pose[:2]]
         return max(values, default=1.0)
 
     def coordinate_weights(self):
-        """``(1, 1, L_i)`` per bar or body (``(1, 1)`` per particle): multiplying the θ
-        derivatives by ``L_i`` makes every column of J a length (the metric of assembly and of
-        the rank tests)."""
+        """Return the column weights ``(1, 1, L_i)`` per bar or body (``(1, 1)`` per particle).
+
+        Multiplying the θ derivatives by ``L_i`` makes every column of J a length (the metric of
+        assembly and of the rank tests).
+        """
         import numpy as np
 
         return np.array([w for b in self.bars for w in b.weights()])
 
     def offsets(self) -> list[int]:
-        """Index of the first coordinate of every body in ``q`` (3 per bar or rigid body, 2 per
-        particle)."""
+        """Return the index of the first coordinate of every body in ``q``.
+
+        3 per bar or rigid body, 2 per particle.
+        """
         out, k = [], 0
         for b in self.bars:
             out.append(k)
@@ -343,7 +397,7 @@ class ModelData:
         return out
 
     def n_coordinates(self) -> int:
-        """Number of generalized coordinates."""
+        """Return the number of generalized coordinates."""
         return sum(b.n_coordinates for b in self.bars)
 
     def has_particles(self) -> bool:

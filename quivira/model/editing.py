@@ -70,9 +70,13 @@ class ModelEditor:
                 self._notify("batch: " + ", ".join(dict.fromkeys(changes)))
 
     # ------------------------------------------------------------------ commits
-    def draft(self) -> ModelData:
-        """A copy of the data to edit."""
-        return self.data.copy()
+    def draft(self, shallow: bool = False) -> ModelData:
+        """Return a copy of the data to edit.
+
+        With ``shallow`` the items are shared: for edits that only append, replace or remove
+        whole items (see :meth:`ModelData.shallow_copy`).
+        """
+        return self.data.shallow_copy() if shallow else self.data.copy()
 
     def commit(self, data: ModelData, what: str) -> None:
         """Make ``data`` the model's data and tell the observers."""
@@ -83,17 +87,20 @@ class ModelEditor:
             return
         self._notify(what)
 
-    def edit(self, what: str, change: Callable[[ModelData], Any]) -> Any:
-        """Apply ``change`` to a draft and commit it; returns what ``change`` returned. If
-        ``change`` raises, nothing is committed."""
-        data = self.draft()
+    def edit(self, what: str, change: Callable[[ModelData], Any], *,
+             shallow: bool = False) -> Any:
+        """Apply ``change`` to a draft and commit it; return what ``change`` returned.
+
+        If ``change`` raises, nothing is committed.
+        """
+        data = self.draft(shallow)
         result = change(data)
         self.commit(data, what)
         return result
 
     # ------------------------------------------------------------------ bars
     def check_bar(self, i: Any, what: str) -> int:
-        """A valid bar index of the current data."""
+        """Return ``bar`` checked as a valid bar index of the current data."""
         return bar_index(i, len(self.data.bars), what)
 
     def posed_bar(self, i: int, what: str) -> Bar:
@@ -111,7 +118,7 @@ class ModelEditor:
             data.bars.append(bar)
             return len(data.bars) - 1
 
-        return self.edit("bar added", change)
+        return self.edit("bar added", change, shallow=True)
 
     def set_bar(self, i: Any, what: str, **values: Any) -> None:
         """Set fields of bar ``i`` (values validated by the caller); ``what`` names the edit."""
@@ -157,7 +164,7 @@ class ModelEditor:
     # ------------------------------------------------------------------ elements
     def add(self, make: Callable[[ModelData, int], Element], kind: type[Element]) -> int:
         """Append the element ``make(draft, position)`` (which validates); returns its index."""
-        data = self.draft()
+        data = self.draft(shallow=True)
         pos = len(data.of(kind))
         data.of(kind).append(make(data, pos))
         self.commit(data, f"{kind.title} added")
@@ -166,7 +173,7 @@ class ModelEditor:
     def replace(self, kind: type[Element], position: Any,
                 make: Callable[[ModelData, Element, int], Element]) -> None:
         """Replace element ``position`` of a kind by ``make(draft, old, position)``."""
-        data = self.draft()
+        data = self.draft(shallow=True)
         items = data.of(kind)
         k = check_index(position, len(items), kind.title)
         items[k] = make(data, items[k], k)
@@ -174,7 +181,7 @@ class ModelEditor:
 
     def remove(self, kind: type[Element], position: Any) -> None:
         """Remove element ``position`` of a kind (later ones shift down by one)."""
-        data = self.draft()
+        data = self.draft(shallow=True)
         items = data.of(kind)
         del items[check_index(position, len(items), kind.title)]
         self.commit(data, f"{kind.title} removed")
@@ -187,8 +194,7 @@ class ModelEditor:
         return check_name(default if name is None else name, data.all_names())
 
     def find_name(self, name: Any, what: str = "element") -> tuple[type[Element], int]:
-        """The kind and position of the element (constraint, load, parameter) called
-        ``name``."""
+        """Return the kind and position of the element (constraint, load, parameter) ``name``."""
         if not isinstance(name, str):
             raise TypeError(f"{what}: expected a name (a string), got {name!r}")
         for kind, pos, el in self.data.items():
@@ -198,8 +204,10 @@ class ModelEditor:
         raise ValueError(f"no {what} named {name!r}; names are {names}")
 
     def find_named(self, key: Any) -> tuple[type[Element], int]:
-        """The kind and position of a named element, by name or by its index among all named
-        elements (in registry order)."""
+        """Return the kind and position of a named element, by name or by index.
+
+        The index counts all named elements (in registry order).
+        """
         named = self.data.named()
         names = [e.name for _, _, e in named]
         if isinstance(key, str):

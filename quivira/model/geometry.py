@@ -1,14 +1,14 @@
-"""Geometry of the initial pose: joint inference and constraint projection (assembly).
+r"""Geometry of the initial pose: joint inference and constraint projection (assembly).
 
 ``intersections`` finds where bars meet in their initial poses. ``project_positions`` solves
 :math:`F(q) = 0` by Gauss–Newton with minimum-norm steps in the weighted metric
-:math:`\\|Δq\\|^2 = \\sum_i Δx_i^2 + Δy_i^2 + (L_i Δθ_i)^2` (so a bar's rotation counts by
+:math:`\|Δq\|^2 = \sum_i Δx_i^2 + Δy_i^2 + (L_i Δθ_i)^2` (so a bar's rotation counts by
 how far its ends move), which moves the drawn pose the least and stays on its branch.
 Coordinates are per body (3 per bar or rigid body, 2 per particle: the weights of
 :meth:`~quivira.model.data.ModelData.coordinate_weights`). ``project_velocities`` removes
-the part of :math:`\\dot q` that violates
-:math:`J\\dot q = 0` in the mass metric: :math:`\\dot q \\leftarrow \\dot q - M^{-1}J^T W^{-1}
-J\\dot q`.
+the part of :math:`\dot q` that violates
+:math:`J\dot q = 0` in the mass metric: :math:`\dot q \leftarrow \dot q - M^{-1}J^T W^{-1}
+J\dot q`.
 """
 
 from __future__ import annotations
@@ -110,9 +110,12 @@ def project_positions(q0: np.ndarray, geometry, weights: np.ndarray, *, tol: flo
 
 def project_velocities(qd: np.ndarray, J: np.ndarray, M_diag: np.ndarray,
                        residual: np.ndarray | None = None) -> np.ndarray:
-    """Return :math:`\\dot q - M^{-1}J^T W^{-1} r` with :math:`r = J\\dot q + b` the velocity
-    residual (default :math:`J\\dot q`): the least change in the mass metric that makes
-    :math:`J\\dot q + b = 0`."""
+    r"""Project the velocities onto the constraints in the mass metric.
+
+    Return :math:`\dot q - M^{-1}J^T W^{-1} r` with :math:`r = J\dot q + b` the velocity
+    residual (default :math:`J\dot q`): the least change in the mass metric that makes
+    :math:`J\dot q + b = 0`.
+    """
     if J.shape[0] == 0:
         return qd.copy()
     G = J.T / M_diag[:, None]

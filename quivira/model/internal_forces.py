@@ -1,28 +1,28 @@
-"""Internal forces along the bars: axial force N(s), shear V(s), bending moment M(s) (issue 15).
+r"""Internal forces along the bars: axial force N(s), shear V(s), bending moment M(s) (issue 15).
 
 Every bar is cut at the point :math:`x = sL` of its axis (:math:`x` from the centre, bar frame
-:math:`e = (\\cos θ, \\sin θ)`, :math:`n = (-\\sin θ, \\cos θ)`). The part
+:math:`e = (\cos θ, \sin θ)`, :math:`n = (-\sin θ, \cos θ)`). The part
 :math:`[-L/2, x]` carries
 
-* the point actions on the bar at :math:`x_j \\le x`: forces :math:`F_j` and couples
+* the point actions on the bar at :math:`x_j \le x`: forces :math:`F_j` and couples
   :math:`C_j` of the joints and supports (from the multipliers: row :math:`k` gives the
-  generalized force :math:`\\lambda_k J_k` on the bar's :math:`(x, y, θ)`), of the loads
+  generalized force :math:`\lambda_k J_k` on the bar's :math:`(x, y, θ)`), of the loads
   (point loads, springs, actuators: their generalized forces);
 * the distributed gravity and d'Alembert inertia, per unit length
   :math:`μ(g - a(ξ))` with :math:`μ = m/L` and
-  :math:`a(ξ) = a_c + ξ(\\ddot θ\\,n - \\dot θ^2 e)`.
+  :math:`a(ξ) = a_c + ξ(\ddot θ\,n - \dot θ^2 e)`.
 
 With :math:`R_L` and :math:`M_L` their resultant and their moment about the cut point
 (counter-clockwise), the internal force the rest of the bar exerts on the part is
 :math:`-R_L`, and
 
 .. math::
-    N = -R_L\\cdot e, \\qquad V = R_L\\cdot n, \\qquad M = -M_L,
+    N = -R_L\cdot e, \qquad V = R_L\cdot n, \qquad M = -M_L,
 
 i.e. beam-theory signs in the bar frame: :math:`N > 0` tension, :math:`dM/dx = V`, and
 :math:`M > 0` sagging for a bar along +x under a downward load. Values at :math:`x` include
 point actions at :math:`x` (limits from the right), so at :math:`s = 0.5` N, V and M vanish
-exactly when the bar's own balance :math:`m a_c = \\sum F`, :math:`I\\ddot θ = \\sum M` holds
+exactly when the bar's own balance :math:`m a_c = \sum F`, :math:`I\ddot θ = \sum M` holds
 (a free end is zero for the true multipliers only).
 
 Where an action sits on the bar: a joint, support, knife edge, slider or load at its own
@@ -54,8 +54,11 @@ __all__ = ["BarDiagram", "InternalForces", "internal_forces"]
 
 # ----------------------------------------------------------------------------- loads
 def _load_function(data: ModelData, cs: CompiledSystem):
-    """Compiled generalized force of every load element on every coordinate, cached on
-    ``cs``: ``(cfunc of (q, qd, t) -> [Q_e,j ...], [(element key, coordinate j), ...])``."""
+    """Compile the generalized force of every load element on every coordinate.
+
+    Cached on ``cs``: ``(cfunc of (q, qd, t) -> [Q_e,j ...], [(element key, coordinate j),
+    ...])``.
+    """
     key = "internal_forces_loads"
     if key in cs.extra:
         return cs.extra[key]
@@ -154,9 +157,11 @@ def _point_of(el, bar: int) -> float | None:
 
 
 def _common_joint(data: ModelData, el, bar: int) -> float | None:
-    """``s`` on ``bar`` of a pin joint shared with the element's other bar, or of the bar's
-    pin support when the element acts against the ground (couples of torsional springs and
-    torques)."""
+    """Return ``s`` on ``bar`` of a pin joint shared with the element's other bar.
+
+    Or of the bar's pin support when the element acts against the ground (couples of
+    torsional springs and torques).
+    """
     from .elements import PinJoint, Support
 
     attrs = [a for a in ("bar", "bar_a", "bar_b") if hasattr(el, a)]
@@ -219,7 +224,7 @@ class InternalForces:
             raise KeyError(f"bar {bar!r} has no diagram; bars are {self.bars}") from None
 
     def bar(self, bar: int, frame: int = 0) -> BarDiagram:
-        """The diagram of one bar at one frame."""
+        """Return the diagram of one bar at one frame."""
         k = self._k(bar)
         return BarDiagram(bar, self.s.copy(), self.s * self.lengths[k], self.N[frame, k].copy(),
                           self.V[frame, k].copy(), self.M[frame, k].copy())
@@ -242,8 +247,10 @@ class InternalForces:
         return self.N[:, :, j].copy()
 
     def to_pandas(self):
-        """A long table: one row per frame, bar and section (``t``, ``bar``, ``s``, ``x``,
-        ``N``, ``V``, ``M``)."""
+        """Return a long table: one row per frame, bar and section.
+
+        Columns ``t``, ``bar``, ``s``, ``x``, ``N``, ``V``, ``M``.
+        """
         import pandas as pd
 
         k, nb, p = self.N.shape
@@ -255,8 +262,10 @@ class InternalForces:
                              "V": self.V.ravel(), "M": self.M.ravel()})
 
 def _row_bars(data: ModelData, cs: CompiledSystem) -> list[list[int]]:
-    """Per constraint row, the bars (with an angle) whose coordinates its Jacobian row
-    touches (structural pattern, cached on ``cs``)."""
+    """Return, per constraint row, the bars (with an angle) its Jacobian row touches.
+
+    Structural pattern, cached on ``cs``.
+    """
     key = "internal_forces_row_bars"
     if key not in cs.extra:
         owner = {}
@@ -273,8 +282,11 @@ def _row_bars(data: ModelData, cs: CompiledSystem) -> list[list[int]]:
 
 
 class _Actions:
-    """Point actions on the bars at all frames: per bar a list of ``(x, F, C)`` with ``x``
-    (k,) the position along the bar, ``F`` (k, 2) the force, ``C`` (k,) the couple."""
+    """Point actions on the bars at all frames.
+
+    Per bar a list of ``(x, F, C)`` with ``x`` (k,) the position along the bar, ``F`` (k, 2)
+    the force, ``C`` (k,) the couple.
+    """
 
     def __init__(self, data: ModelData, q: np.ndarray, bars: list[int]) -> None:
         self.data = data
@@ -287,8 +299,10 @@ class _Actions:
             self.n[i] = np.column_stack([-np.sin(th), np.cos(th)])
 
     def place(self, i: int, g: np.ndarray, el) -> None:
-        """Place the generalized force ``g`` (k, 3) of ``el`` on bar ``i`` (see the module
-        docstring for where)."""
+        """Place the generalized force ``g`` (k, 3) of ``el`` on bar ``i``.
+
+        See the module docstring for where.
+        """
         L = self.data.bars[i].length
         F, tau = g[:, :2], g[:, 2]
         Fn = np.sum(F * self.n[i], axis=1)
@@ -310,9 +324,11 @@ class _Actions:
 def _diagrams(L: float, mass: float, g: float, e: np.ndarray, n: np.ndarray, acc: np.ndarray,
               om: np.ndarray, alpha: np.ndarray, acts: list, s: np.ndarray
               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """N, V, M ``(k, p)`` at the sections ``s`` of one bar in all frames (see the module
-    docstring): ``e``, ``n`` (k, 2) its axes, ``acc`` (k, 2) the centre's acceleration,
-    ``om``, ``alpha`` (k,) its angular velocity and acceleration."""
+    """Compute N, V, M ``(k, p)`` at the sections ``s`` of one bar in all frames.
+
+    See the module docstring: ``e``, ``n`` (k, 2) are its axes, ``acc`` (k, 2) the centre's
+    acceleration, ``om``, ``alpha`` (k,) its angular velocity and acceleration.
+    """
     x = s * L
     mu = mass / L
     ell = x + 0.5 * L
@@ -337,9 +353,11 @@ def _diagrams(L: float, mass: float, g: float, e: np.ndarray, n: np.ndarray, acc
 def internal_forces(data: ModelData, cs: CompiledSystem, pars: np.ndarray, t: np.ndarray,
                     q: np.ndarray, qd: np.ndarray, qdd: np.ndarray, lam: np.ndarray,
                     s: np.ndarray, bars: list[int] | None = None) -> InternalForces:
-    """N, V, M of ``bars`` (default: every bar) at the states ``(q, qd)`` with accelerations
-    ``qdd`` and multipliers ``lam`` (all rows), shapes ``(k, n)``/``(k, m)``; every frame at
-    once (compiled functions on all states, numpy over frames and sections).
+    """Compute N, V, M of ``bars`` (default: every bar) at the given states.
+
+    States ``(q, qd)`` with accelerations ``qdd`` and multipliers ``lam`` (all rows), shapes
+    ``(k, n)``/``(k, m)``; every frame at once (compiled functions on all states, numpy over
+    frames and sections).
 
     Parameters
     ----------

@@ -1,7 +1,8 @@
-"""Kinematic analysis of a bar model: mobility, sweeps, coupler curves, transmission angle
-(issue 15).
+r"""Kinematic analysis of a bar model.
 
-**Mobility.** At a pose, the degrees of freedom are :math:`n - \\operatorname{rank} J` (the
+Mobility, sweeps, coupler curves, transmission angle (issue 15).
+
+**Mobility.** At a pose, the degrees of freedom are :math:`n - \operatorname{rank} J` (the
 scale-aware rank of :func:`quivira.model.geometry.dependent_rows`, θ columns weighted by the bar
 lengths); rows that repeat what the others already constrain are named. Beside it, the
 Grübler–Kutzbach count :math:`n - m` (3 per bar, minus one per constraint row: 2 per pin, 1
@@ -11,26 +12,26 @@ parallelograms, or over-constrained structures).
 **Sweep.** One driver :math:`d(q)` — a coordinate (``"th0"``, an index) or a relative angle
 ``("angle", a, b)`` = :math:`θ_b - θ_a` (``a`` None: the absolute angle of ``b``) — is
 prescribed along ``values``. At each value the position problem
-:math:`F(q) = 0,\\ d(q) = v` is solved by Newton's method from the predictor
-:math:`q + q'Δv + \\tfrac12 q''Δv^2` of the previous pose, with sub-steps when the correction
+:math:`F(q) = 0,\ d(q) = v` is solved by Newton's method from the predictor
+:math:`q + q'Δv + \tfrac12 q''Δv^2` of the previous pose, with sub-steps when the correction
 is not small against the step (so the sweep stays on the current assembly branch and never
-jumps to the mirror one); then with :math:`A = [J; \\nabla d]`
+jumps to the mirror one); then with :math:`A = [J; \nabla d]`
 
-.. math:: A\\,q' = \\begin{bmatrix}0\\\\1\\end{bmatrix}, \\qquad
-          A\\,q'' = -\\begin{bmatrix}\\dot J q'\\,\\big|_{\\dot q = q'}\\\\0\\end{bmatrix},
+.. math:: A\,q' = \begin{bmatrix}0\\1\end{bmatrix}, \qquad
+          A\,q'' = -\begin{bmatrix}\dot J q'\,\big|_{\dot q = q'}\\0\end{bmatrix},
 
 the velocity and acceleration per unit driver rate (for a constant driver rate ω:
-:math:`\\dot q = ωq'`, :math:`\\ddot q = ω^2 q''`). With more than one degree of freedom
+:math:`\dot q = ωq'`, :math:`\ddot q = ω^2 q''`). With more than one degree of freedom
 the other freedoms take the least-norm motion (θ weighted by the bar lengths).
-:math:`\\dot J\\dot q` is the model's
+:math:`\dot J\dot q` is the model's
 compiled one. A pose where :math:`A` loses rank (its :math:`(r+1)`-th singular value over
-the largest, :math:`r = \\operatorname{rank} J`, columns weighted as above and rows normalized,
+the largest, :math:`r = \operatorname{rank} J`, columns weighted as above and rows normalized,
 below ``singular_threshold``) is singular: a dead centre of the driver (it cannot move on) or a
 change point; the sweep reports these, and stops with ``complete=False`` where the driver
 cannot pass.
 
 **Four-bar.** The transmission angle is the angle at the coupler–rocker joint between the two
-bars, :math:`\\cos μ = (b^2 + c^2 - a^2 - d^2 + 2ad\\cos φ)/(2bc)` for crank a, coupler b,
+bars, :math:`\cos μ = (b^2 + c^2 - a^2 - d^2 + 2ad\cos φ)/(2bc)` for crank a, coupler b,
 rocker c, ground d and crank angle φ.
 """
 
@@ -57,12 +58,12 @@ class SweepWarning(UserWarning):
 
 @dataclass(frozen=True)
 class Mobility:
-    """Degrees of freedom of a model at a pose (:meth:`bar_joint_model.mobility`).
+    r"""Degrees of freedom of a model at a pose (:meth:`bar_joint_model.mobility`).
 
     Attributes
     ----------
     dof : int
-        :math:`n - \\operatorname{rank} J`.
+        :math:`n - \operatorname{rank} J`.
     rank : int
         Rank of the switched-on rows of J.
     n_coordinates, n_rows : int
@@ -88,7 +89,7 @@ class Mobility:
 
 @dataclass(frozen=True)
 class KinematicSweep:
-    """Positions, velocities and accelerations along a driver (plain data).
+    r"""Positions, velocities and accelerations along a driver (plain data).
 
     Attributes
     ----------
@@ -103,7 +104,7 @@ class KinematicSweep:
         driver rate, for a constant rate).
     singularity : numpy.ndarray (k,)
         The :math:`(r+1)`-th over the largest singular value of the scaled
-        :math:`[J; \\nabla d]`, :math:`r` the rank of J at the start (0 at a dead centre).
+        :math:`[J; \nabla d]`, :math:`r` the rank of J at the start (0 at a dead centre).
     singular_points : list of int
         Indices where it is a local minimum below the threshold.
     coordinate_names : list of str
@@ -126,14 +127,15 @@ class KinematicSweep:
     message: str = ""
 
     def __len__(self) -> int:
+        """Return the number of driver values."""
         return self.values.shape[0]
 
     def velocities(self, rate: float = 1.0) -> np.ndarray:
-        """:math:`\\dot q = ω q'` for a constant driver rate ``rate``."""
+        r""":math:`\dot q = ω q'` for a constant driver rate ``rate``."""
         return rate * self.dq
 
     def accelerations(self, rate: float = 1.0) -> np.ndarray:
-        """:math:`\\ddot q = ω^2 q''` for a constant driver rate ``rate``."""
+        r""":math:`\ddot q = ω^2 q''` for a constant driver rate ``rate``."""
         return rate ** 2 * self.ddq
 
     def coordinate(self, name: str) -> np.ndarray:
@@ -145,8 +147,11 @@ class KinematicSweep:
                            f"{self.coordinate_names}") from None
 
     def to_pandas(self):
-        """The sweep as a :class:`pandas.DataFrame`: the driver value, the coordinates, their
-        derivatives ``d<name>`` and ``dd<name>``, and ``singularity``."""
+        """Return the sweep as a :class:`pandas.DataFrame`.
+
+        Columns: the driver value, the coordinates, their derivatives ``d<name>`` and
+        ``dd<name>``, and ``singularity``.
+        """
         import pandas as pd
 
         cols = {self.driver: self.values}
@@ -177,12 +182,12 @@ class CouplerCurve:
 
     @property
     def x(self) -> np.ndarray:
-        """x of the points."""
+        """X of the points."""
         return self.points[:, 0]
 
     @property
     def y(self) -> np.ndarray:
-        """y of the points."""
+        """Y of the points."""
         return self.points[:, 1]
 
     @property
@@ -219,7 +224,7 @@ def mobility(data: ModelData, cs: CompiledSystem, pars: np.ndarray, active: np.n
 
 
 def parse_driver(driver: Any, data: ModelData, names: list[str]) -> tuple[str, np.ndarray]:
-    """``(label, gradient)`` of a linear driver :math:`d(q) = g\\cdot q`.
+    r"""``(label, gradient)`` of a linear driver :math:`d(q) = g\cdot q`.
 
     Parameters
     ----------
@@ -267,7 +272,7 @@ def parse_driver(driver: Any, data: ModelData, names: list[str]) -> tuple[str, n
 
 
 def _jdqd_function(cs: CompiledSystem):
-    """Compiled :math:`\\dot J\\dot q` of the holonomic rows, cached on ``cs``."""
+    r"""Compiled :math:`\dot J\dot q` of the holonomic rows, cached on ``cs``."""
     key = "kinematics_jdqd"
     if key not in cs.extra:
         k = cs.n_holonomic
@@ -305,8 +310,10 @@ class _Sweeper:
         return np.vstack([J, self.grad[None, :]])
 
     def measure(self, A) -> float:
-        """The ``(r + 1)``-th over the largest singular value of the scaled ``A``, with ``r``
-        the rank of J at the start (redundant rows do not count as singular)."""
+        """Return the ``(r + 1)``-th over the largest singular value of the scaled ``A``.
+
+        ``r`` is the rank of J at the start (redundant rows do not count as singular).
+        """
         As = A / self.w[None, :]
         As = As / np.maximum(np.linalg.norm(As, axis=1, keepdims=True), 1e-300)
         sv = np.linalg.svd(As, compute_uv=False)
@@ -421,8 +428,10 @@ def kinematic_sweep(data: ModelData, cs: CompiledSystem, pars: np.ndarray, activ
 
 def point_positions(data: ModelData, q: np.ndarray, bar: int, s: float,
                     offset: float = 0.0) -> np.ndarray:
-    """Positions ``(k, 2)`` of the body-frame point ``(sL, offset)`` of ``bar`` at poses
-    ``q`` ``(k, n)``."""
+    """Return the positions ``(k, 2)`` of the body-frame point ``(sL, offset)`` of ``bar``.
+
+    At poses ``q`` ``(k, n)``.
+    """
     o = data.offsets()[bar] if hasattr(data, "offsets") else 3 * bar
     L = data.bars[bar].length
     x, y, th = q[:, o], q[:, o + 1], q[:, o + 2]
@@ -432,8 +441,10 @@ def point_positions(data: ModelData, q: np.ndarray, bar: int, s: float,
 
 
 def transmission_angle(data: ModelData, q: np.ndarray, coupler: int, rocker: int) -> np.ndarray:
-    """The angle μ (rad) at the joint of ``coupler`` and ``rocker`` between the two bars,
-    at poses ``q`` ``(k, n)``."""
+    """Return the angle μ (rad) at the joint of ``coupler`` and ``rocker`` between the bars.
+
+    At poses ``q`` ``(k, n)``.
+    """
     from .elements import PinJoint
 
     joint = None

@@ -1,35 +1,35 @@
-"""Linearization about an operating point and vibration modes of a bar model.
+r"""Linearization about an operating point and vibration modes of a bar model.
 
 Coordinate partitioning: at the operating point :math:`q_0`, Gaussian elimination with
-complete pivoting on :math:`J(q_0)` picks :math:`r = \\operatorname{rank} J` dependent
+complete pivoting on :math:`J(q_0)` picks :math:`r = \operatorname{rank} J` dependent
 coordinates :math:`q_d` (the pivot columns); the others are the independent coordinates
 :math:`z = q_i`. Perturbations on the constraint manifold are :math:`δq = T δz + O(δz^2)` with
 
-.. math:: T:\\; δq_i = δz, \\qquad δq_d = -J_d^{-1} J_i\\, δz .
+.. math:: T:\; δq_i = δz, \qquad δq_d = -J_d^{-1} J_i\, δz .
 
 With the exact derivatives of the accelerations of the equations of motion,
-:math:`A_q = \\partial\\ddot q/\\partial q`,
-:math:`A_{\\dot q} = \\partial\\ddot q/\\partial\\dot q`,
-:math:`B_u = \\partial\\ddot q/\\partial u` (``hy.diff_tensors``; :math:`u` are the applied
+:math:`A_q = \partial\ddot q/\partial q`,
+:math:`A_{\dot q} = \partial\ddot q/\partial\dot q`,
+:math:`B_u = \partial\ddot q/\partial u` (``hy.diff_tensors``; :math:`u` are the applied
 input parameters of the loads, e.g. ``fx, fy, torque`` of every point load, in order), and
 :math:`S` selecting the
 independent rows,
 
-.. math:: \\frac{d}{dt}\\begin{bmatrix} δz \\\\ δ\\dot z \\end{bmatrix}
-   = \\underbrace{\\begin{bmatrix} 0 & I \\\\ S A_q T & S A_{\\dot q} T \\end{bmatrix}}_{A}
-     \\begin{bmatrix} δz \\\\ δ\\dot z \\end{bmatrix}
-   + \\underbrace{\\begin{bmatrix} 0 \\\\ S B_u \\end{bmatrix}}_{B} δu .
+.. math:: \frac{d}{dt}\begin{bmatrix} δz \\ δ\dot z \end{bmatrix}
+   = \underbrace{\begin{bmatrix} 0 & I \\ S A_q T & S A_{\dot q} T \end{bmatrix}}_{A}
+     \begin{bmatrix} δz \\ δ\dot z \end{bmatrix}
+   + \underbrace{\begin{bmatrix} 0 \\ S B_u \end{bmatrix}}_{B} δu .
 
-At an equilibrium (at rest, :math:`\\ddot q = 0`) the reduced system is
-:math:`M_z \\ddot z + K_z z = 0` with :math:`M_z = T^T M T` and :math:`K_z = -M_z S A_q T`;
+At an equilibrium (at rest, :math:`\ddot q = 0`) the reduced system is
+:math:`M_z \ddot z + K_z z = 0` with :math:`M_z = T^T M T` and :math:`K_z = -M_z S A_q T`;
 the modes solve :math:`K_z v = ω^2 M_z v` and are mapped back to all coordinates as
 :math:`T v`.
 
 Treatment of other operating points: a state that violates the constraints is an error; a
 state that is not an equilibrium is an error unless ``allow_nonequilibrium=True``, which
 gives the tangent linear model of the motion through that state (``modes`` always requires
-an equilibrium). With :math:`\\dot z_0 \\ne 0` the position block gains
-:math:`S A_{\\dot q}\\,\\partial(T\\dot z_0)/\\partial z` (the tangent basis turns along the
+an equilibrium). With :math:`\dot z_0 \ne 0` the position block gains
+:math:`S A_{\dot q}\,\partial(T\dot z_0)/\partial z` (the tangent basis turns along the
 manifold), evaluated by central differences (relative accuracy about 1e-8). Velocity
 constraints and driven constraints are not supported (a clear error).
 """
@@ -105,25 +105,28 @@ class Linearization:
     qd_op: np.ndarray
 
     def __iter__(self):
+        """Iterate over ``(A, B)``, so that ``A, B = model.linearize()`` unpacks."""
         return iter((self.A, self.B))
 
     def __len__(self) -> int:
+        """Return 2, the length of ``(A, B)``."""
         return 2
 
     def __getitem__(self, i):
+        """Return ``(A, B)[i]``."""
         return (self.A, self.B)[i]
 
 
 @dataclass(frozen=True)
 class Modes:
-    """Vibration modes about an equilibrium.
+    r"""Vibration modes about an equilibrium.
 
     Attributes
     ----------
     omega_squared : numpy.ndarray (d,)
         Eigenvalues :math:`ω^2` of :math:`K_z v = ω^2 M_z v`, ascending (negative: unstable).
     omega : numpy.ndarray (d,)
-        Natural angular frequencies :math:`\\sqrt{ω^2}` (0 where :math:`ω^2 \\le 0`; see
+        Natural angular frequencies :math:`\sqrt{ω^2}` (0 where :math:`ω^2 \le 0`; see
         ``stable``).
     stable : numpy.ndarray of bool (d,)
         :math:`ω^2 > 0`.
@@ -145,11 +148,12 @@ class Modes:
         return self.omega / (2 * np.pi)
 
     def __len__(self) -> int:
+        """Return the number of modes."""
         return self.omega.shape[0]
 
 
 def _jacobian_function(cs: CompiledSystem, input_pars: list):
-    """Compiled :math:`\\partial\\ddot q/\\partial(q, \\dot q, u)` (cached on ``cs``)."""
+    r"""Compiled :math:`\partial\ddot q/\partial(q, \dot q, u)` (cached on ``cs``)."""
     key = ("linearization", tuple(str(p) for p in input_pars))
     cache = cs.extra
     if key not in cache:
@@ -219,7 +223,7 @@ class Linearizer:
 
     def linearize(self, q_op=None, qd_op=None, *, allow_nonequilibrium: bool = False,
                   equilibrium_tol: float = 1e-8) -> Linearization:
-        """The linear model about ``(q_op, qd_op)`` (see the module docstring).
+        r"""Return the linear model about ``(q_op, qd_op)`` (see the module docstring).
 
         Parameters
         ----------
@@ -228,7 +232,7 @@ class Linearizer:
         allow_nonequilibrium : bool
             Accept an operating point that is not an equilibrium.
         equilibrium_tol : float
-            Largest :math:`|\\ddot q|` (relative to :attr:`parameter_scale`) of an
+            Largest :math:`|\ddot q|` (relative to :attr:`parameter_scale`) of an
             equilibrium.
         """
         cs, pars = self.system, self.pars
@@ -292,9 +296,14 @@ class Linearizer:
             inputs=[name for _, name in self.inputs], q_op=q0, qd_op=qd0)
 
     def _dT_zdot(self, q0, zd0, ind, dep, rel_h: float = 1e-5) -> np.ndarray:
-        """:math:`\\partial (T(q(z))\\,\\dot z_0)/\\partial z` by central differences, each
-        perturbed pose put back on the constraints by Newton steps on the dependent
-        coordinates."""
+        r"""Differentiate :math:`T(q(z))\,\dot z_0` with respect to :math:`z` numerically.
+
+        By central differences; each perturbed pose is put back on the constraints by Newton
+        steps on the dependent coordinates.
+
+        Each perturbed pose is put back on the constraints by Newton steps on the dependent
+        coordinates.
+        """
         active = self.active[: self.system.n_holonomic]
 
         def T_zd(z_shift: np.ndarray) -> np.ndarray:

@@ -1,13 +1,13 @@
-"""Sums of monomials ``coefficient × atom`` for building a bar model's equations cheaply.
+r"""Sums of monomials ``coefficient × atom`` for building a bar model's equations cheaply.
 
-The entries of a bar model's :math:`J`, :math:`\\dot J\\dot q`, :math:`W = J M^{-1} J^T` and
+The entries of a bar model's :math:`J`, :math:`\dot J\dot q`, :math:`W = J M^{-1} J^T` and
 right-hand sides are sums of products of a *coefficient*, which depends only on the model's
 data (lengths, masses, g, points on bars), and an *atom*, a product of functions of the state
-such as :math:`\\sin θ_i`, :math:`\\cos θ_i\\,\\dot θ_i^2` or a coordinate.
+such as :math:`\sin θ_i`, :math:`\cos θ_i\,\dot θ_i^2` or a coordinate.
 
 A :data:`Poly` keeps that split: ``{atom_key: coefficient}``, where an atom key is the sorted
 tuple of the names of its factors (``()`` is the atom 1) and a coefficient is a polynomial in
-the model's runtime parameters, ``{(i, j, ...): c}`` for :math:`c\\,p_i p_j \\cdots`. Products
+the model's runtime parameters, ``{(i, j, ...): c}`` for :math:`c\,p_i p_j \cdots`. Products
 and sums are formed here exactly, in Python, and turned into heyoka expressions only at the
 end (:func:`to_expression`):
 
@@ -15,7 +15,7 @@ end (:func:`to_expression`):
   :class:`Coefficients` and computed from the base parameters before each run
   (:meth:`Coefficients.values`), so the compiled code does no arithmetic on data;
 * each atom is built once (:class:`AtomTable`) and shared by every entry that contains it:
-  for a bar, :math:`\\sin^2θ`, :math:`\\sin θ\\cos θ`, :math:`\\cos^2 θ` serve all the
+  for a bar, :math:`\sin^2θ`, :math:`\sin θ\cos θ`, :math:`\cos^2 θ` serve all the
   entries of :math:`W` that the bar couples.
 
 The expressions are the same functions as the ones built term by term from the Lagrangian;
@@ -36,12 +36,12 @@ Poly = dict[tuple[str, ...], ParamPoly]
 
 
 def constant(c: float, *params: int) -> Poly:
-    """The monomial :math:`c\\,p_{i}p_{j}\\cdots` with the atom 1."""
+    r"""Return the monomial :math:`c\,p_{i}p_{j}\cdots` with the atom 1."""
     return {(): {tuple(sorted(params)): float(c)}} if c != 0.0 else {}
 
 
 def monomial(atom: Iterable[str], c: float, *params: int) -> Poly:
-    """The monomial :math:`c\\,p_i\\cdots\\,a_1 a_2\\cdots` (atom factors by name)."""
+    r"""Return the monomial :math:`c\,p_i\cdots\,a_1 a_2\cdots` (atom factors by name)."""
     return {tuple(sorted(atom)): {tuple(sorted(params)): float(c)}} if c != 0.0 else {}
 
 
@@ -94,13 +94,15 @@ class Coefficients:
         self._formulas: tuple[int, dict] = (0, {})  # (number of terms it covers, formulas)
 
     def __len__(self) -> int:
-        """Number of derived parameters."""
+        """Return the number of derived parameters."""
         return len(self._terms)
 
     def expression(self, coef: ParamPoly) -> hy.expression | None:
-        """The coefficient as one expression: ``None`` if it is zero, a constant if it has no
-        parameter, the base ``hy.par[i]`` itself if it is just that, else a derived
-        ``hy.par[k]``."""
+        """Return the coefficient as one expression.
+
+        ``None`` if it is zero, a constant if it has no parameter, the base ``hy.par[i]`` itself
+        if it is just that, else a derived ``hy.par[k]``.
+        """
         terms = _canonical(coef)
         if not terms:
             return None
@@ -118,7 +120,7 @@ class Coefficients:
         return hy.par[k]
 
     def values(self, base: np.ndarray) -> np.ndarray:
-        """The whole parameter vector: ``base`` followed by the derived values."""
+        """Return the whole parameter vector: ``base`` followed by the derived values."""
         base = np.asarray(base, dtype=float)
         if base.shape[0] != self.n_base:
             raise ValueError(f"expected {self.n_base} base parameter values, got {base.shape[0]}")
@@ -131,8 +133,10 @@ class Coefficients:
         return np.concatenate([base, vals])
 
     def _flat(self):
-        """Index arrays of all terms (owner, constant, factors padded with the index of 1),
-        rebuilt only when parameters were registered since."""
+        """Return the index arrays of all terms (owner, constant, factors padded with 1's index).
+
+        Rebuilt only when parameters were registered since.
+        """
         cached = self._flat_cache
         if cached is not None and cached[0] == len(self._terms):
             return cached[1]
@@ -147,9 +151,11 @@ class Coefficients:
         return owner, consts, factors
 
     def formulas(self) -> dict:
-        """``{hy.par[k]: expression in the base parameters}`` for every derived parameter
-        (for :func:`heyoka.subs`, e.g. before differentiating with respect to a datum);
-        built once, extended when parameters were registered since."""
+        """Return ``{hy.par[k]: expression in the base parameters}`` for every derived parameter.
+
+        For :func:`heyoka.subs`, e.g. before differentiating with respect to a datum; built once,
+        extended when parameters were registered since.
+        """
         done, out = self._formulas
         for k in range(done, len(self._terms)):
             parts = []
@@ -176,9 +182,11 @@ class AtomTable:
         self._names: dict[hy.expression, str] = {}
 
     def name_of(self, expr: hy.expression) -> str:
-        """Register an arbitrary expression as a factor; returns its name (equal expressions,
-        by heyoka's structural equality, get the same name; ``str`` would not do: heyoka
-        shortens long printouts, so different expressions could print alike)."""
+        """Register an arbitrary expression as a factor and return its name.
+
+        Equal expressions, by heyoka's structural equality, get the same name (``str`` would not
+        do: heyoka shortens long printouts, so different expressions could print alike).
+        """
         name = self._names.get(expr)
         if name is None:
             name = f"e:{len(self._names)}"
@@ -187,6 +195,7 @@ class AtomTable:
         return name
 
     def expression(self, atom: tuple[str, ...]) -> hy.expression:
+        """Return the heyoka expression of an atom (the product of its factors), cached."""
         e = self._cache.get(atom)
         if e is None:
             if len(atom) == 1:
@@ -198,7 +207,7 @@ class AtomTable:
 
 
 def to_expression(p: Poly, coefs: Coefficients, atoms: AtomTable):
-    """The poly as a flat sum ``Σ coefficient · atom`` (a float 0.0 when it vanishes)."""
+    """Return the poly as a flat sum ``Σ coefficient · atom`` (a float 0.0 when it vanishes)."""
     terms = []
     for atom in sorted(p):
         c = coefs.expression(p[atom])
@@ -211,8 +220,10 @@ def to_expression(p: Poly, coefs: Coefficients, atoms: AtomTable):
 
 
 def grouped_sum(groups: dict[tuple[str, ...], list], atoms: AtomTable):
-    """``Σ_atom atom · Σ_k x_k`` for ``groups = {atom: [x_k, ...]}`` (a float 0.0 if empty):
-    one product per atom however many terms share it."""
+    """Return ``Σ_atom atom · Σ_k x_k`` for ``groups = {atom: [x_k, ...]}``.
+
+    A float 0.0 if empty; one product per atom however many terms share it.
+    """
     terms = []
     for atom in sorted(groups):
         xs = [x for x in groups[atom] if x is not None]

@@ -61,7 +61,7 @@ def body_to_dict(b) -> dict:
 
 
 def body_from_dict(b: Any, w: str):
-    """A validated body from file data (ValueError naming ``w`` and the field)."""
+    """Build a validated body from file data (ValueError naming ``w`` and the field)."""
     if not isinstance(b, dict):
         raise ValueError(f"{w}: expected an object, got {type(b).__name__}")
     kind = b.get("kind", "bar")
@@ -102,8 +102,11 @@ def check_keys(d: dict, allowed, where: str) -> None:
 
 
 def to_dict(data: ModelData, tolerance: float) -> dict:
-    """Plain, JSON-ready data of a model: a header, the bars, and one list per element kind
-    (each element's :meth:`~quivira.model.elements.base.Element.to_dict`)."""
+    """Return plain, JSON-ready data of a model.
+
+    A header, the bars, and one list per element kind (each element's
+    :meth:`~quivira.model.elements.base.Element.to_dict`).
+    """
     out = {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
@@ -156,7 +159,7 @@ def from_dict(d: Any) -> tuple[ModelData, float]:
 
 
 def read_file(path: str | Path, max_bytes: int = MAX_FILE_BYTES) -> Any:
-    """The JSON content of a model file, read safely.
+    """Read the JSON content of a model file safely.
 
     Only regular files are read (not FIFOs, devices or directories), at most ``max_bytes``;
     nesting deeper than Python's JSON parser handles is an error (non-finite numbers such as

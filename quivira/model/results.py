@@ -20,20 +20,20 @@ class _ByKey:
         return getattr(self, key)
 
     def keys(self) -> list[str]:
-        """The field names."""
+        """Return the field names."""
         return [f.name for f in fields(self)]
 
     def __contains__(self, key: object) -> bool:
         return key in self.keys()
 
     def get(self, key: str, default=None):
-        """The field ``key``, or ``default`` if there is none."""
+        """Return the field ``key``, or ``default`` if there is none."""
         return getattr(self, key) if key in self.keys() else default
 
 
 @dataclass(frozen=True)
 class ConstraintCheck(_ByKey):
-    """Constraint residuals at one state (:meth:`bar_joint_model.check_constraint_fulfillment`).
+    r"""Constraint residuals at one state (:meth:`bar_joint_model.check_constraint_fulfillment`).
 
     ``bool(check)`` is :attr:`satisfied`.
 
@@ -44,7 +44,7 @@ class ConstraintCheck(_ByKey):
     position : numpy.ndarray (m,)
         :math:`F(q, t)` per row (length units for position rows; 0 for velocity rows).
     velocity : numpy.ndarray (m,)
-        :math:`J\\dot q` per row (:math:`g(q, \\dot q)` for velocity rows), length/time.
+        :math:`J\dot q` per row (:math:`g(q, \dot q)` for velocity rows), length/time.
     max_position, max_velocity : float
         Their largest absolute values.
     tolerance : float
@@ -66,6 +66,7 @@ class ConstraintCheck(_ByKey):
     length_scale: float = 1.0
 
     def __bool__(self) -> bool:
+        """Return ``satisfied``: whether both residual maxima are within the tolerance."""
         return bool(self.satisfied)
 
 
@@ -90,7 +91,7 @@ class AssemblyReport(_ByKey):
 
 @dataclass(frozen=True)
 class StateMatrices(_ByKey):
-    """Numbers of the equations at one state (:meth:`bar_joint_model.matrices`).
+    r"""Numbers of the equations at one state (:meth:`bar_joint_model.matrices`).
 
     Attributes
     ----------
@@ -109,7 +110,7 @@ class StateMatrices(_ByKey):
     rank_J : int
         Numerical rank of J.
     dof : int
-        Degrees of freedom :math:`n - \\operatorname{rank} J`.
+        Degrees of freedom :math:`n - \operatorname{rank} J`.
     singularity : float
         Smallest pivot ratio :math:`d_k/W_{kk}` of the factorization of W (1 if none).
     """

@@ -98,8 +98,10 @@ class ConstraintWarning(UserWarning):
 
 
 class SingularPassWarning(UserWarning):
-    """Passing a singular pose changed the energy balance more than the tolerance allows:
-    the motion after it may be inaccurate."""
+    """Passing a singular pose changed the energy balance more than the tolerance allows.
+
+    The motion after it may be inaccurate.
+    """
 
 
 #: relative change of the energy balance across a singular pose above which a run warns
@@ -107,7 +109,7 @@ SINGULAR_PASS_TOLERANCE = 1e-7
 
 
 def mass_diagonal(data: ModelData) -> np.ndarray:
-    """The diagonal of M: ``(m, m, m L²/12)`` per bar."""
+    """Return the diagonal of M: ``(m, m, m L²/12)`` per bar."""
     return np.array([w for b in data.bars for w in b.mass_diagonal()])
 
 
@@ -125,8 +127,9 @@ def initial_state(data: ModelData, what: str = "get_initial_state") -> np.ndarra
 
 
 class DynamicsSource:
-    """Computes the multipliers, accelerations and singularity measure of a trajectory's
-    states on first use (see :class:`~quivira.model.trajectory.Trajectory`).
+    """Computes the multipliers, accelerations and singularity measure on first use.
+
+    Of a trajectory's states (see :class:`~quivira.model.trajectory.Trajectory`).
 
     Holds a weak reference to the compiled system (a trajectory does not keep compiled code
     alive) and the model data it was made from, to compile again if the system is gone.
@@ -140,7 +143,7 @@ class DynamicsSource:
         self.states, self.pars, self.t = states, pars, t
 
     def system(self) -> CompiledSystem:
-        """The compiled system (compiled again if it is gone)."""
+        """Return the compiled system (compiled again if it is gone)."""
         cs = self._cs()
         if cs is None:
             tol, options, solver, excluded = self._key
@@ -150,21 +153,25 @@ class DynamicsSource:
         return cs
 
     def __call__(self) -> dict:
+        """Evaluate the multipliers, accelerations and singularity measure of the states."""
         return evaluate_dynamics(self.system(), self.states, self.pars, self.t)
 
 
 class RedundantDynamics:
-    """Multipliers of every row of a model with redundant rows: the motion comes from an
-    independent subset (``reduced``), whose generalized constraint force
-    :math:`J_r^T\\lambda_r` every row shares; the reported :math:`\\lambda` is the
-    minimum-norm solution of :math:`J^T\\lambda = J_r^T\\lambda_r` (not unique: any null
-    vector of :math:`J^T` may be added)."""
+    r"""Multipliers of every row of a model with redundant rows.
+
+    The motion comes from an independent subset (``reduced``), whose generalized constraint force
+    :math:`J_r^T\lambda_r` every row shares; the reported :math:`\lambda` is the
+    minimum-norm solution of :math:`J^T\lambda = J_r^T\lambda_r` (not unique: any null
+    vector of :math:`J^T` may be added).
+    """
 
     def __init__(self, reduced: DynamicsSource, full: DynamicsSource) -> None:
         self.reduced, self.full = reduced, full
         self.states, self.pars, self.t = full.states, full.pars, full.t
 
     def __call__(self) -> dict:
+        """Evaluate the reduced dynamics and spread λ over every row (minimum norm)."""
         out = self.reduced()
         full, red_cs = self.full.system(), self.reduced.system()
         n = full.n
@@ -182,12 +189,12 @@ class RedundantDynamics:
 
 
 class Simulator:
-    """Compiled-code cache, checks, assembly and simulation (see the module docstring).
+    r"""Compiled-code cache, checks, assembly and simulation (see the module docstring).
 
     Parameters
     ----------
     solver : {"ordered", "lu"}
-        How :math:`W\\lambda = r` is solved symbolically (``"ordered"``: fill-reducing
+        How :math:`W\lambda = r` is solved symbolically (``"ordered"``: fill-reducing
         symmetric permutation and :math:`LDL^T`, smaller on lattices and chains).
     cache_size : int
         How many compiled systems are kept (least recently used dropped first).
@@ -249,9 +256,11 @@ class Simulator:
 
     def compiled(self, data: ModelData, tol: float | None = None, purpose: str = "interactive",
                  *, dynamics: bool = False, excluded: frozenset = frozenset()) -> CompiledSystem:
-        """The compiled system of the topology of ``data`` (built on first use, then cached);
-        with ``dynamics`` also the function of multipliers and accelerations; without the
-        (redundant) rows ``excluded``."""
+        """Return the compiled system of the topology of ``data`` (built once, then cached).
+
+        With ``dynamics`` also the function of multipliers and accelerations; without the
+        (redundant) rows ``excluded``.
+        """
         if tol is None:
             tol = default_tolerance(data.n_coordinates())
         key = self._key(data, tol, purpose, excluded)
@@ -279,10 +288,12 @@ class Simulator:
     @staticmethod
     def parameters(data: ModelData, cs: CompiledSystem, *, stabilized: bool = True,
                    threshold: float | None = None) -> np.ndarray:
-        """The runtime parameter vector of ``cs`` for ``data`` (base and derived).
+        """Return the runtime parameter vector of ``cs`` for ``data`` (base and derived).
+
         ``stabilized=False`` sets the Baumgarte rate to 0: the accelerations and multipliers of
         the exact Lagrangian equations at any state (for inspection); ``threshold`` is the
-        singularity monitor's (default 1e-8)."""
+        singularity monitor's (default 1e-8).
+        """
         layout = parameter_layout(data)
         base = np.array([v for _, v in layout], dtype=float)
         if not stabilized:
@@ -305,15 +316,19 @@ class Simulator:
 
     @staticmethod
     def active_rows(data: ModelData, cs: CompiledSystem) -> np.ndarray:
-        """Mask of the constraint rows that are switched on in ``data`` (the flags are runtime
-        parameters: the compiled system's rows, the data's flags)."""
+        """Return the mask of the constraint rows that are switched on in ``data``.
+
+        The flags are runtime parameters: the compiled system's rows, the data's flags.
+        """
         return np.array([data.elements[BY_KIND[kind].collection][pos].is_active
                          for kind, pos, *_ in cs.assembly.collected.owners], dtype=bool)
 
     @staticmethod
     def constraint_groups(data: ModelData, cs: CompiledSystem) -> dict:
-        """Rows and current data of every named constraint (for
-        :meth:`Trajectory.constraint_output`)."""
+        """Return the rows and current data of every named constraint.
+
+        For :meth:`Trajectory.constraint_output`.
+        """
         rows: dict[tuple, list[int]] = {}
         for col, (kind, pos, *_) in enumerate(cs.assembly.collected.owners):
             rows.setdefault((kind, pos), []).append(col)
@@ -343,7 +358,7 @@ class Simulator:
                                satisfied=bool(ok), length_scale=scale)
 
     def degrees_of_freedom(self, data: ModelData) -> int:
-        """:math:`n - \\operatorname{rank} J` at the initial pose."""
+        r""":math:`n - \operatorname{rank} J` at the initial pose."""
         cs = self.compiled(data)
         n = data.n_coordinates()
         _, J = evaluate_geometry(cs, initial_state(data)[:n], self.parameters(data, cs))
@@ -352,8 +367,10 @@ class Simulator:
 
     def assemble(self, data: ModelData, tolerance: float, max_iter: int = 50
                  ) -> tuple[np.ndarray, AssemblyReport]:
-        """The least move of the initial poses that satisfies every constraint, with the
-        velocities projected onto :math:`J\\dot q = 0`: ``(new state, report)``."""
+        r"""Move the initial poses the least to satisfy every constraint.
+
+        The velocities are projected onto :math:`J\dot q = 0`; returns ``(new state, report)``.
+        """
         cs = self.compiled(data)
         pars = self.parameters(data, cs)
         n = data.n_coordinates()
@@ -383,8 +400,11 @@ class Simulator:
 
     @staticmethod
     def redundant_rows(data: ModelData, cs: CompiledSystem, J: np.ndarray) -> list[int]:
-        """Rows that repeat what the others already constrain at ``J``: scanning the switched-on
-        rows in order, each row that does not raise the (scale-aware) rank is redundant."""
+        """Return the rows that repeat what the others already constrain at ``J``.
+
+        Scanning the switched-on rows in order, each row that does not raise the (scale-aware)
+        rank is redundant.
+        """
         active = np.nonzero(Simulator.active_rows(data, cs))[0]
         rank, rows = geo.dependent_rows(J[active], data.coordinate_weights())
         if not rows:
@@ -400,7 +420,9 @@ class Simulator:
     def consistent_start(self, data: ModelData, tolerance: float, cs: CompiledSystem,
                          pars: np.ndarray) -> np.ndarray:
         """Check the initial state: positions, redundancy, velocities (projected, warning).
-        Redundant rows are not an error here (see :meth:`simulate`)."""
+
+        Redundant rows are not an error here (see :meth:`simulate`).
+        """
         n = data.n_coordinates()
         state = initial_state(data, "simulate")
         F, J = evaluate_geometry(cs, state[:n], pars, qd=state[n:])
@@ -432,8 +454,10 @@ class Simulator:
                  singular_threshold: float = 1e-8, purpose: str = "interactive",
                  max_steps: int = DEFAULT_MAX_STEPS,
                  max_wall_s: float = DEFAULT_MAX_WALL_S, singular: str = "pass") -> Trajectory:
-        """Integrate the motion from the initial state of ``data`` over ``[0, t_end]`` (see
-        :meth:`quivira.bar_joint_model.simulate`)."""
+        """Integrate the motion from the initial state of ``data`` over ``[0, t_end]``.
+
+        See :meth:`quivira.bar_joint_model.simulate`.
+        """
         if singular not in ("pass", "stop"):
             raise ValueError(f"singular must be 'pass' or 'stop', got {singular!r}")
         t_end = check_positive(t_end, "t_end")
@@ -491,8 +515,11 @@ class Simulator:
 
     def trajectory(self, data: ModelData, cs: CompiledSystem, pars: np.ndarray,
                    t: np.ndarray, states: np.ndarray) -> Trajectory:
-        """The :class:`Trajectory` of integrator ``states`` at times ``t`` (``pars`` one
-        parameter vector, or one per state when constraints switched during the run)."""
+        """Build the :class:`Trajectory` of integrator ``states`` at times ``t``.
+
+        ``pars`` is one parameter vector, or one per state when constraints switched during the
+        run.
+        """
         n = data.n_coordinates()
         states = np.asarray(states, dtype=float).reshape(len(t), -1)
         o = evaluate_outputs(cs, states, pars, t)
@@ -525,9 +552,11 @@ class Simulator:
     # ------------------------------------------------------------------ numbers at a state
     def matrices(self, data: ModelData, state: Any = None, t: float = 0.0, *,
                  stabilized: bool = False) -> StateMatrices:
-        """Numeric M, J, W, λ and q̈ at a state (default: the initial state), without the
-        stabilization terms unless ``stabilized`` (see
-        :meth:`quivira.bar_joint_model.matrices`)."""
+        """Return numeric M, J, W, λ and q̈ at a state (default: the initial state).
+
+        Without the stabilization terms unless ``stabilized`` (see
+        :meth:`quivira.bar_joint_model.matrices`).
+        """
         n = data.n_coordinates()
         arr = np.asarray(initial_state(data, "matrices") if state is None else state,
                          dtype=float)
@@ -561,8 +590,10 @@ class Simulator:
                         W=pattern(parts.W_rows, m))
 
     def symbolic_entry(self, data: ModelData, which: str, row: Any, col: Any = None):
-        """One entry of M, J, W or λ of the compiled equations (see
-        :meth:`quivira.bar_joint_model.symbolic_entry`)."""
+        """Return one entry of M, J, W or λ of the compiled equations.
+
+        See :meth:`quivira.bar_joint_model.symbolic_entry`.
+        """
         if not isinstance(which, str):
             raise TypeError(f"which must be 'M', 'J', 'W' or 'lambda', got {which!r}")
         if which not in ("M", "J", "W", "lambda"):
@@ -634,9 +665,11 @@ class _Run:
 
     # ------------------------------------------------------------------ the loop
     def settle_contacts(self) -> None:
-        """Unilateral rows closed at the start (gap 0): switched on if their force is
-        compressive there (resting contact), else opened by a tiny step (see
-        :meth:`_Actions.leave`). A gap below 0 at the start is an error."""
+        """Settle the unilateral rows closed at the start (gap 0).
+
+        They are switched on if their force is compressive there (resting contact), else opened
+        by a tiny step (see :meth:`_Actions.leave`). A gap below 0 at the start is an error.
+        """
         for (kind_key, pos) in self.cs.assembly.collected.switches:
             kind = BY_KIND[kind_key]
             element = self.data.elements[kind.collection][pos]
@@ -747,16 +780,19 @@ class _Run:
             hook()
 
     def _on_singular(self, ev: dict) -> None:
-        """A pivot ratio of W fell below the threshold (a singular pose comes), or rose again
+        r"""Handle a singular pose: stop, or pass it with a regularized W.
+
+        A pivot ratio of W fell below the threshold (a singular pose comes), or rose again
         (it is passed). ``singular="stop"``: stop. ``"pass"``: solve with the regularized
-        :math:`W + ε\\,\\mathrm{diag}(W)`, :math:`ε` = threshold/10, until every pivot ratio
-        is back above 1.5 × threshold (see :mod:`quivira.model.assembly`): :math:`J^T\\lambda`
-        stays finite and :math:`\\ddot q` accurate through the pose, whose crossing is
+        :math:`W + ε\,\mathrm{diag}(W)`, :math:`ε` = threshold/10, until every pivot ratio
+        is back above 1.5 × threshold (see :mod:`quivira.model.assembly`): :math:`J^T\lambda`
+        stays finite and :math:`\ddot q` accurate through the pose, whose crossing is
         recorded in ``traj.events``. When the pose is passed, the state is projected back
         onto the constraints (positions by Gauss-Newton, then velocities, both in the mass
-        metric): the regularization's error :math:`M^{-1}J^T\\delta\\lambda` is normal to
+        metric): the regularization's error :math:`M^{-1}J^T\delta\lambda` is normal to
         the constraints, so the projection removes it to first order (IFToMM A02 with n = 1
-        then stays within 2e-8 of the closed form over 20 s and 40 crossings)."""
+        then stays within 2e-8 of the closed form over 20 s and 40 crossings).
+        """
         label = self.cs.labels[ev["row"]]
         base = self.base.copy()
         if ev["role"] == "singular":
@@ -803,8 +839,11 @@ class _Run:
                             "state": np.array(ta.state[:2 * self.n]), **extra})
 
     def _balance(self) -> tuple[float, float]:
-        """:math:`T + V - W_{in} + D` at the integrator's state (J; constant along the exact
-        motion) and the size :math:`|T| + |V|` it is compared with."""
+        """Return the energy balance :math:`T + V - W_{in} + D` at the integrator's state.
+
+        In J; constant along the exact motion; returned with the size :math:`|T| + |V|` it is
+        compared with.
+        """
         ta, n = self.cs.ta, self.n
         state = np.array(ta.state)
         out = evaluate_outputs(self.cs, state[None, : 2 * n], self.pars, float(ta.time))
@@ -825,7 +864,7 @@ class _Run:
         return bool(self.base[flag])
 
     def active_mask(self) -> np.ndarray:
-        """The rows switched on now."""
+        """Return the mask of the rows switched on now."""
         mask = np.ones(self.cs.m, dtype=bool)
         for flag, cols in self.cs.assembly.collected.switches.values():
             if not self.base[flag]:
@@ -833,8 +872,10 @@ class _Run:
         return mask
 
     def row_parameters(self, cs: CompiledSystem) -> np.ndarray:
-        """The parameters of ``cs`` for every output row: one vector, or one per row when
-        constraints switched during the run."""
+        """Return the parameters of ``cs`` for every output row.
+
+        One vector, or one per row when constraints switched during the run.
+        """
         if all(b is self.row_base[0] for b in self.row_base):
             return cs.parameters(self.row_base[0])
         cache: dict[int, np.ndarray] = {}
@@ -867,8 +908,11 @@ class _Run:
         return traj
 
     def _projected(self, s: np.ndarray, t: float) -> np.ndarray:
-        """The state at an output time put back on the constraints (positions by Gauss-Newton,
-        then velocities, both in the mass metric); the integrator continues from it."""
+        """Return the state at an output time put back on the constraints.
+
+        Positions by Gauss-Newton, then velocities, both in the mass metric; the integrator
+        continues from it.
+        """
         data, cs, pars, ta, n = self.data, self.cs, self.pars, self.cs.ta, self.n
         geom = self.sim.geometry_fn(cs, pars, t)
         q, _, _ = geo.project_positions(s[:n], geom, data.coordinate_weights(), tol=1e-15,
@@ -900,8 +944,10 @@ class _Actions(EventActions):
         return q, qd, J, F
 
     def _own(self):
-        """The element's gap :math:`g` and its rate :math:`J\\dot q` (its rows switched on
-        for the evaluation: while off, they are scaled to 0)."""
+        r"""Return the element's gap :math:`g` and its rate :math:`J\dot q`.
+
+        Its rows are switched on for the evaluation (while off, they are scaled to 0).
+        """
         was = self.is_active()
         self.run.set_flag(self.key, True)
         _, qd, J, F = self._geometry()
@@ -961,10 +1007,13 @@ class _Actions(EventActions):
         return float("inf") if last is None else float(self.run.cs.ta.time) - last
 
     def _companions(self) -> list[tuple[tuple, Any, np.ndarray]]:
-        """Other switching elements closing at this instant: unilateral ones (contacts, stops)
+        """Return the other switching elements closing at this instant.
+
+        Other switching elements closing at this instant: unilateral ones (contacts, stops)
         with gap 0 and approaching, latches at their angle. ``(key, element, rows)``. They
         take part in the same impact (a bar landing flat hits with both ends at once, the
-        identical cells of a lattice latch together: one after the other would be wrong)."""
+        identical cells of a lattice latch together: one after the other would be wrong).
+        """
         run = self.run
         switches = run.cs.assembly.collected.switches
         keys = []
@@ -991,15 +1040,18 @@ class _Actions(EventActions):
         return out
 
     def impact(self, restitution: float, activate: bool) -> dict:
-        """Newton's impact law on the element's rows and every row closing at the same
+        r"""Apply Newton's impact law to the element's rows and every row closing with them.
+
+        Newton's impact law on the element's rows and every row closing at the same
         instant (see :meth:`_companions`), through the Delassus matrix of the active rows plus
-        those: :math:`W \\Lambda = -(1 + e_k)\\, J_k \\dot q^-` on the impacting rows, 0 on
-        the others (they keep their velocity), :math:`\\dot q^+ = \\dot q^- +
-        M^{-1}J^T\\Lambda` (least squares: redundant rows share the impulse). A unilateral
+        those: :math:`W \Lambda = -(1 + e_k)\, J_k \dot q^-` on the impacting rows, 0 on
+        the others (they keep their velocity), :math:`\dot q^+ = \dot q^- +
+        M^{-1}J^T\Lambda` (least squares: redundant rows share the impulse). A unilateral
         companion whose impulse would pull (< 0) is left out (it separates); companions that
         stay closed (latches, contacts slower than their resting speed, and the element when
         ``activate``) are switched on if they add to the rank of the active rows, else
-        recorded as redundant (held by the others) and left off."""
+        recorded as redundant (held by the others) and left off.
+        """
         run = self.run
         companions = self._companions()
         for key, _, _ in companions:  # rows switched off are scaled to 0 in J
@@ -1095,8 +1147,9 @@ class _Actions(EventActions):
 
 
 def first_step_guard(ta, max_h: float) -> None:
-    """Take the first step of an integration segment with a size heyoka's rule cannot get
-    wrong.
+    """Take the first step of an integration segment with a safe size.
+
+    A size heyoka's rule cannot get wrong.
 
     heyoka sizes a step from the Taylor coefficients of the last two orders. At a symmetric
     start (e.g. a bar at rest at θ = 0 with a torque ∝ cos θ: θ(t) has only every fourth
@@ -1127,7 +1180,7 @@ CHUNK_S = 0.05
 
 
 def _next_chunk(chunk: int, dt: float) -> int:
-    """The next number of steps per chunk, aiming at :data:`CHUNK_S` per chunk."""
+    """Return the next number of steps per chunk, aiming at :data:`CHUNK_S` per chunk."""
     if dt < 0.5 * CHUNK_S:
         return min(chunk * 2, 1 << 20)
     if dt > 2 * CHUNK_S:

@@ -1,24 +1,24 @@
-"""Static equilibrium, its stability, and equilibrium paths of a bar model (issue 15).
+r"""Static equilibrium, its stability, and equilibrium paths of a bar model (issue 15).
 
-Equilibrium at rest (:math:`\\dot q = 0`, :math:`\\ddot q = 0`) of
-:math:`M\\ddot q = f(q, \\dot q, t) + J^T\\lambda` with the holonomic constraints
+Equilibrium at rest (:math:`\dot q = 0`, :math:`\ddot q = 0`) of
+:math:`M\ddot q = f(q, \dot q, t) + J^T\lambda` with the holonomic constraints
 :math:`F(q) = 0` is the KKT system
 
 .. math::
-    r(q, \\lambda) = f(q, 0, t) + J(q)^T\\lambda = 0, \\qquad F(q) = 0,
+    r(q, \lambda) = f(q, 0, t) + J(q)^T\lambda = 0, \qquad F(q) = 0,
 
-where :math:`f = -\\nabla V + Q` collects gravity, springs, constant loads and actuators
+where :math:`f = -\nabla V + Q` collects gravity, springs, constant loads and actuators
 (dampers give nothing at rest). Only the holonomic rows that are switched on count (velocity
 rows do not restrain a pose; a switched-on contact or stop acts as a bilateral row).
-It is solved by Newton's method on :math:`(q, \\lambda)` with
+It is solved by Newton's method on :math:`(q, \lambda)` with
 the exact, symbolic Jacobian
 
 .. math::
-    \\begin{bmatrix} K & J^T \\\\ J & 0 \\end{bmatrix}
-    \\begin{bmatrix} δq \\\\ δ\\lambda \\end{bmatrix} = -\\begin{bmatrix} r \\\\ F \\end{bmatrix},
-    \\qquad K = \\frac{\\partial r}{\\partial q}
-      = \\frac{\\partial f}{\\partial q}
-        + \\sum_k \\lambda_k \\frac{\\partial^2 F_k}{\\partial q^2},
+    \begin{bmatrix} K & J^T \\ J & 0 \end{bmatrix}
+    \begin{bmatrix} δq \\ δ\lambda \end{bmatrix} = -\begin{bmatrix} r \\ F \end{bmatrix},
+    \qquad K = \frac{\partial r}{\partial q}
+      = \frac{\partial f}{\partial q}
+        + \sum_k \lambda_k \frac{\partial^2 F_k}{\partial q^2},
 
 compiled once per topology with ``hy.cfunc`` (``hy.diff_tensors`` of :math:`r`; data are
 runtime parameters, so changing a load, g or a spring re-solves without compiling). The
@@ -28,14 +28,14 @@ every joint and support on every bar as in :class:`~quivira.model.trajectory.Tra
 **Stability.** With the tangent basis :math:`T` of the coordinate partitioning of :math:`J`
 (:func:`quivira.model.linearize.partition`), the reduced Hessian
 :math:`H_z = -T^T K T` is the second variation of the potential on the constraint manifold
-(for conservative loads :math:`-K = \\nabla^2 V - \\sum_k\\lambda_k\\nabla^2F_k`, symmetric);
+(for conservative loads :math:`-K = \nabla^2 V - \sum_k\lambda_k\nabla^2F_k`, symmetric);
 the equilibrium is stable when all its eigenvalues are positive (Sylvester's law of inertia:
 their signs do not depend on the choice of :math:`T`).
 
 **Paths.** :func:`equilibrium_path` follows :math:`G(y, p) = (r, F) = 0`,
-:math:`y = (q, \\lambda)`, as one parameter :math:`p` changes (a load, a spring constant or
+:math:`y = (q, \lambda)`, as one parameter :math:`p` changes (a load, a spring constant or
 preload, a named parameter, g) by pseudo-arclength continuation: predictor along the unit
-tangent :math:`t` of :math:`[G_y\\; G_p]\\,t = 0` (in scaled variables), corrector Newton on
+tangent :math:`t` of :math:`[G_y\; G_p]\,t = 0` (in scaled variables), corrector Newton on
 :math:`G = 0`, :math:`t^T(z - z_{pred}) = 0`. A *limit point* (snap-through) is where
 :math:`dp/ds` changes sign; a *bifurcation* where an eigenvalue of :math:`H_z` crosses zero
 while :math:`dp/ds` does not, or where :math:`J` loses rank (:math:`W` becomes singular: the
@@ -71,7 +71,7 @@ class EquilibriumError(ValueError):
 
 # ---------------------------------------------------------------------------- the problem
 def _kkt_function(cs: CompiledSystem):
-    """Compiled :math:`[r, \\partial r/\\partial q]` of ``(q, qd, lambda)``, cached on ``cs``."""
+    r"""Compiled :math:`[r, \partial r/\partial q]` of ``(q, qd, lambda)``, cached on ``cs``."""
     key = "statics_kkt"
     if key not in cs.extra:
         parts = cs.parts
@@ -98,8 +98,9 @@ def _time_kw(cf, t: float) -> dict:
 
 
 def resolve_parameter(data: ModelData, parameter: Any) -> tuple[str, Any]:
-    """``(label, setter)`` of a continuation parameter; ``setter(v)`` returns the model data
-    with that parameter set to ``v``.
+    """Return ``(label, setter)`` of a continuation parameter.
+
+    ``setter(v)`` returns the model data with that parameter set to ``v``.
 
     Parameters
     ----------
@@ -196,8 +197,10 @@ class StaticsProblem:
         return F[self.rows], J[self.rows]
 
     def residual(self, q: np.ndarray, lam: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """``(r, K)``: :math:`r = f + J^T\\lambda` and :math:`K = \\partial r/\\partial q`
-        (``lam`` for the active rows)."""
+        r"""Return ``(r, K)``: :math:`r = f + J^T\lambda` and :math:`K = \partial r/\partial q`.
+
+        ``lam`` holds the multipliers of the active rows.
+        """
         full = np.zeros(self.k)
         full[self.rows] = lam
         x = np.concatenate([q, np.zeros(self.n), full])
@@ -220,7 +223,7 @@ class StaticsProblem:
 # ---------------------------------------------------------------------------- results
 @dataclass(frozen=True)
 class EquilibriumResult:
-    """A static equilibrium (:meth:`bar_joint_model.equilibrium`): plain data.
+    r"""A static equilibrium (:meth:`bar_joint_model.equilibrium`): plain data.
 
     Attributes
     ----------
@@ -230,7 +233,7 @@ class EquilibriumResult:
         ``x0, y0, th0, ...``.
     lambda_mult : numpy.ndarray (m,)
         Multipliers of every constraint row (N for force rows; 0 for switched-off and velocity
-        rows), with :math:`f + J^T\\lambda = 0`.
+        rows), with :math:`f + J^T\lambda = 0`.
     constraint_labels : list of str
         One label per row.
     reactions : list of ReactionForce
@@ -253,9 +256,9 @@ class EquilibriumResult:
     iterations : int
         Newton iterations used.
     residual : float
-        Final :math:`\\max|r|` (N) after the solve.
+        Final :math:`\max|r|` (N) after the solve.
     constraint_residual : float
-        Final :math:`\\max|F|` (m).
+        Final :math:`\max|F|` (m).
     """
 
     q: np.ndarray
@@ -278,7 +281,7 @@ class EquilibriumResult:
         return self.stability in ("stable", "rigid")
 
     def multiplier(self, label: str) -> float:
-        """The multiplier of the row ``label`` (see :attr:`constraint_labels`)."""
+        """Return the multiplier of the row ``label`` (see :attr:`constraint_labels`)."""
         try:
             return float(self.lambda_mult[self.constraint_labels.index(label)])
         except ValueError:
@@ -300,16 +303,20 @@ class EquilibriumResult:
         return self._reaction("joint", joint, bar)
 
     def to_pandas(self):
-        """The multipliers as a :class:`pandas.DataFrame` indexed by constraint label, column
-        ``lambda`` (N)."""
+        """Return the multipliers as a :class:`pandas.DataFrame` indexed by constraint label.
+
+        One column, ``lambda`` (N).
+        """
         import pandas as pd
 
         return pd.DataFrame({"lambda": self.lambda_mult}, index=list(self.constraint_labels))
 
     def reactions_to_pandas(self):
-        """The reactions as a :class:`pandas.DataFrame` indexed by ``"joint j on bar b"`` /
-        ``"support k on bar b"``, columns ``Fx``, ``Fy`` (N, global frame, force on the
-        bar)."""
+        """Return the reactions as a :class:`pandas.DataFrame`.
+
+        Indexed by ``"joint j on bar b"`` / ``"support k on bar b"``, columns ``Fx``, ``Fy`` (N,
+        global frame, force on the bar).
+        """
         import pandas as pd
 
         return pd.DataFrame([(r.label, r.force[0, 0], r.force[0, 1]) for r in self.reactions],
@@ -387,10 +394,11 @@ class EquilibriumPath:
     extra: dict = field(default_factory=dict)
 
     def __len__(self) -> int:
+        """Return the number of points on the path."""
         return self.parameter.shape[0]
 
     def multiplier(self, label: str) -> np.ndarray:
-        """The multiplier of row ``label`` along the path."""
+        """Return the multiplier of row ``label`` along the path."""
         try:
             return self.lambda_mult[:, self.constraint_labels.index(label)]
         except ValueError:
@@ -398,8 +406,11 @@ class EquilibriumPath:
                            f"{self.constraint_labels}") from None
 
     def to_pandas(self):
-        """The path as a :class:`pandas.DataFrame`: the parameter, the coordinates, the
-        multipliers ``lambda[<label>]``, ``min_eigenvalue`` and ``stable``."""
+        """Return the path as a :class:`pandas.DataFrame`.
+
+        Columns: the parameter, the coordinates, the multipliers ``lambda[<label>]``,
+        ``min_eigenvalue`` and ``stable``.
+        """
         import pandas as pd
 
         cols = {self.parameter_name: self.parameter, "arclength": self.arclength}
@@ -517,8 +528,10 @@ def _kkt_step(K, J, r, F) -> np.ndarray:
 
 
 def _polish(prob: StaticsProblem, q, lam, r, K, F, J, merit, steps: int = 2):
-    """A converged Newton iterate, improved by up to ``steps`` more full steps while the
-    residual still decreases (quadratic convergence: rounding level)."""
+    """Improve a converged Newton iterate by up to ``steps`` more full steps.
+
+    While the residual still decreases (quadratic convergence: rounding level).
+    """
     n = prob.n
     m0 = merit(r, F)
     for _ in range(steps):
@@ -615,7 +628,7 @@ def _check_options(tol: Any, max_iter: Any) -> tuple[float, int]:
 
 def equilibrium(prob: StaticsProblem, q_guess: np.ndarray, *, tol: float = 1e-10,
                 max_iter: int = 50, axial=None) -> EquilibriumResult:
-    """Solve the KKT system from ``q_guess`` (see the module docstring).
+    r"""Solve the KKT system from ``q_guess`` (see the module docstring).
 
     Parameters
     ----------
@@ -624,7 +637,7 @@ def equilibrium(prob: StaticsProblem, q_guess: np.ndarray, *, tol: float = 1e-10
     q_guess : numpy.ndarray
         Starting pose (moved onto the constraints first).
     tol : float
-        Relative tolerance: :math:`\\max|r| \\le tol\\cdot f_s`, :math:`\\max|F| \\le tol\\cdot ℓ`
+        Relative tolerance: :math:`\max|r| \le tol\cdot f_s`, :math:`\max|F| \le tol\cdot ℓ`
         with :math:`f_s` the size of the applied forces and ℓ the length scale.
     max_iter : int
         Largest number of Newton iterations.
@@ -739,9 +752,11 @@ _RANK_THRESHOLD = 1e-6
 def equilibrium_path(prob: StaticsProblem, parameter_name: str, setter, values: np.ndarray,
                      q_guess: np.ndarray, *, tol: float = 1e-10, max_points: int = 2000,
                      max_step: float | None = None) -> EquilibriumPath:
-    """Follow the equilibrium from ``values[0]`` towards ``values[-1]`` (see the module
-    docstring); the path ends where the parameter passes ``values[-1]`` (it may leave the range
-    of ``values`` by up to its span in between, e.g. past a limit point)."""
+    """Follow the equilibrium from ``values[0]`` towards ``values[-1]`` (see the module docstring).
+
+    The path ends where the parameter passes ``values[-1]`` (it may leave the range of
+    ``values`` by up to its span in between, e.g. past a limit point).
+    """
     values = np.asarray(values, dtype=float)
     p0, p1 = float(values[0]), float(values[-1])
     lo, hi = min(values.min(), p0), max(values.max(), p1)
@@ -827,9 +842,12 @@ def equilibrium_path(prob: StaticsProblem, parameter_name: str, setter, values: 
 
 def _rank_minimum(cont: _Continuation, z: np.ndarray, t: np.ndarray, width: float,
                   index: int) -> PathPoint | None:
-    """Golden-section search on the arclength σ in (0, width) from ``z`` along ``t`` for the
-    minimum of the smallest scaled singular value of J; a :class:`PathPoint` if it is below
-    the rank threshold (a singular pose on the path), else None."""
+    """Find a singular pose between two path points by golden-section search.
+
+    On the arclength σ in (0, width) from ``z`` along ``t``, for the minimum of the smallest
+    scaled singular value of J; a :class:`PathPoint` if it is below the rank threshold (a
+    singular pose on the path), else None.
+    """
     cache: dict[float, tuple] = {}
 
     def f(sigma: float) -> float:
@@ -870,8 +888,10 @@ def coordinate_names_of(prob: StaticsProblem) -> list[str]:
 
 def _locate(cont: _Continuation, z: np.ndarray, t: np.ndarray, h: float, fn, kind: str,
             index: int, reason: str) -> PathPoint:
-    """Secant/bisection (Illinois) on the arclength σ in (0, h) from ``z`` along ``t`` for a
-    zero of ``fn(z(σ), t(σ))``."""
+    """Locate a zero of ``fn(z(σ), t(σ))`` by secant/bisection (Illinois).
+
+    On the arclength σ in (0, h) from ``z`` along ``t``.
+    """
     def evaluate(sigma: float):
         if sigma == 0.0:
             zz = z
@@ -942,7 +962,7 @@ def check_values(values: Any) -> np.ndarray:
 
 def reaction_forces(prob: StaticsProblem, q: np.ndarray, lam_full: np.ndarray
                     ) -> list[ReactionForce]:
-    """The reactions of the multipliers ``lam_full`` at pose ``q``."""
+    """Return the reactions of the multipliers ``lam_full`` at pose ``q``."""
     return reactions_from_multipliers(lam_full[None, :], prob.cs.assembly.collected.reaction_map,
                                       q[None, :])
 

@@ -1,11 +1,11 @@
-"""The equations of a bar model as written by its bodies and elements.
+r"""The equations of a bar model as written by its bodies and elements.
 
 For bodies ``i`` with coordinates :math:`(x_i, y_i, θ_i)` of their mass centres (a particle
 has :math:`(x_i, y_i)` only) the Lagrangian is
 
 .. math::
-    \\mathcal L = \\sum_i \\tfrac12 m_i (\\dot x_i^2 + \\dot y_i^2)
-                 + \\tfrac12 I_i \\dot θ_i^2 - m_i g y_i,
+    \mathcal L = \sum_i \tfrac12 m_i (\dot x_i^2 + \dot y_i^2)
+                 + \tfrac12 I_i \dot θ_i^2 - m_i g y_i,
 
 with :math:`I_i = m_i L_i^2/12` for a bar and the given inertia of a rigid body (no angle
 term for a particle). Elements write their rows in a layout of 3 coordinates per body;
@@ -24,7 +24,7 @@ Every element adds constraint rows or generalized forces, defined once in its cl
 
 A switchable constraint (one with an ``active`` parameter :math:`a`) has its rows multiplied
 by :math:`a` and :math:`1 - a` added to its diagonal entry of :math:`W`: switched off, a row
-reads :math:`\\lambda_k = 0`.
+reads :math:`\lambda_k = 0`.
 """
 
 from __future__ import annotations
@@ -44,11 +44,11 @@ DEFAULT_SINGULAR_THRESHOLD = 1e-8
 
 
 def parameter_layout(data: ModelData) -> list[tuple[tuple, float]]:
-    """``[(key, value), ...]``: the runtime parameters of ``data`` in ``hy.par`` order.
+    r"""``[(key, value), ...]``: the runtime parameters of ``data`` in ``hy.par`` order.
 
     Keys: ``("g",)``, ``("bar", i, name)``, ``(kind, index, *name)`` of the elements, then
-    the run's own: ``("diagonal_scale",)`` (1 + ε of the regularization :math:`W + ε\\,
-    \\mathrm{diag}(W)` used across singular poses, 1 otherwise), ``("singular_release",)`` and
+    the run's own: ``("diagonal_scale",)`` (1 + ε of the regularization :math:`W + ε\,
+    \mathrm{diag}(W)` used across singular poses, 1 otherwise), ``("singular_release",)`` and
     ``("singular_threshold",)`` (the singularity monitor's thresholds, set by ``simulate``) and
     ``("stabilization",)`` last. The compiled equations add further parameters computed from
     these (:class:`~quivira.model.monomials.Coefficients`).
@@ -66,8 +66,11 @@ def parameter_layout(data: ModelData) -> list[tuple[tuple, float]]:
 
 
 def parameter_symbols(data: ModelData) -> list[list[tuple[str, int]]]:
-    """The symbol of every runtime parameter, in layout order, as factors ``(name, power)``
-    (e.g. ``[("m_2", -1)]`` for :math:`1/m_2`); empty where there is no readable symbol."""
+    """Return the symbol of every runtime parameter, in layout order.
+
+    As factors ``(name, power)`` (e.g. ``[("m_2", -1)]`` for :math:`1/m_2`); empty where
+    there is no readable symbol.
+    """
     sym: dict[tuple, list] = {("g",): [("g", 1)], ("stabilization",): [("alpha", 1)]}
     for i, b in enumerate(data.bars):
         sym.update({("bar", i, k): v for k, v in b.parameter_symbols(i).items()})
@@ -78,8 +81,10 @@ def parameter_symbols(data: ModelData) -> list[list[tuple[str, int]]]:
 
 
 def topology_key(data: ModelData) -> tuple:
-    """What the compiled code depends on: counts and connectivity, not the numeric values
-    (the number of bodies, and the kinds of the bodies when some are not bars)."""
+    """Return what the compiled code depends on: counts and connectivity, not numeric values.
+
+    The number of bodies, and the kinds of the bodies when some are not bars.
+    """
     head = (len(data.bars),)
     if any(b.body_kind != "bar" for b in data.bars):
         head += (tuple(b.body_kind for b in data.bars),)
@@ -88,8 +93,10 @@ def topology_key(data: ModelData) -> tuple:
 
 
 def _coordinate_counts(bodies) -> list[int]:
-    """Coordinates per body: ``bodies`` is a count of bars (3 each), a :class:`ModelData` or a
-    list of bodies."""
+    """Return the number of coordinates per body.
+
+    ``bodies`` is a count of bars (3 each), a :class:`ModelData` or a list of bodies.
+    """
     if isinstance(bodies, ModelData):
         bodies = bodies.bars
     if isinstance(bodies, int):
@@ -98,9 +105,11 @@ def _coordinate_counts(bodies) -> list[int]:
 
 
 def coordinate_names(bodies) -> tuple[list[str], list[str]]:
-    """Variable names of the coordinates ``x_i, y_i, th_i`` and velocities ``vx_i, vy_i, om_i``
-    (``bodies``: a number of bars, a :class:`ModelData` or its bodies; a particle has no
-    ``th_i``/``om_i``)."""
+    """Return the variable names of the coordinates and velocities.
+
+    Coordinates ``x_i, y_i, th_i`` and velocities ``vx_i, vy_i, om_i`` (``bodies``: a number
+    of bars, a :class:`ModelData` or its bodies; a particle has no ``th_i``/``om_i``).
+    """
     q, qd = [], []
     for i, n in enumerate(_coordinate_counts(bodies)):
         q += [f"{c}{i}" for c in ("x", "y", "th")[:n]]
@@ -109,16 +118,17 @@ def coordinate_names(bodies) -> tuple[list[str], list[str]]:
 
 
 class CoordinateMap:
-    """From the elements' layout to the model's coordinates.
+    r"""From the elements' layout to the model's coordinates.
 
     Elements write their rows in a layout of 3 coordinates per body (``q{3i+k}``,
-    ``v{3i+k}``, ``c{i}``/``s{i}`` for :math:`\\cos θ_i`/:math:`\\sin θ_i`; variables
+    ``v{3i+k}``, ``c{i}``/``s{i}`` for :math:`\cos θ_i`/:math:`\sin θ_i`; variables
     ``x{i}, y{i}, th{i}``). With particles (2 coordinates, no angle) the model's layout differs:
     this maps ``q{3i+k}`` to ``q{o_i+k}`` with :math:`o_i` the body's first coordinate, and for a
-    particle sets :math:`θ_i = 0` (its frame is the ground frame: :math:`\\cos θ_i = 1`,
-    :math:`\\sin θ_i = 0`, :math:`\\dot θ_i = 0`). An element that uses a particle's angle as
+    particle sets :math:`θ_i = 0` (its frame is the ground frame: :math:`\cos θ_i = 1`,
+    :math:`\sin θ_i = 0`, :math:`\dot θ_i = 0`). An element that uses a particle's angle as
     a coordinate (a torsional spring, an angle lock) is an error naming it. Without particles
-    the map is the identity (nothing is rewritten)."""
+    the map is the identity (nothing is rewritten).
+    """
 
     def __init__(self, data: ModelData) -> None:
         self.offsets = data.offsets()
@@ -128,8 +138,10 @@ class CoordinateMap:
         self.zero = {f"{c}{i}": zero for i in self.particles for c in ("th", "om")}
 
     def index(self, j: int) -> int | None:
-        """Model coordinate of the element-layout coordinate ``j`` (None: a particle's
-        angle)."""
+        """Return the model coordinate of the element-layout coordinate ``j``.
+
+        None: a particle's angle.
+        """
         if self.identity:
             return j
         i, k = divmod(j, 3)
@@ -138,7 +150,7 @@ class CoordinateMap:
         return self.offsets[i] + k
 
     def poly(self, p: mo.Poly, where: str = "") -> mo.Poly:
-        """A poly rewritten in the model's coordinates."""
+        """Return a poly rewritten in the model's coordinates."""
         if self.identity or not isinstance(p, dict):
             return p
         out: list[mo.Poly] = []
@@ -164,7 +176,7 @@ class CoordinateMap:
         return mo.add(*out)
 
     def term(self, t, where: str = ""):
-        """A term (poly or heyoka expression) in the model's coordinates."""
+        """Return a term (poly or heyoka expression) in the model's coordinates."""
         if self.identity:
             return t
         if is_expression(t):
@@ -181,9 +193,11 @@ class CoordinateMap:
 
 
 def joint_bodies(data: ModelData) -> dict:
-    """The two bodies ``(a, b)`` of every pin joint (by index: its first two bars) and of every
-    named two-body constraint (by name; ``a`` None for the ground), for
-    :meth:`Trajectory.joint_angle`."""
+    """Return the two bodies ``(a, b)`` of every pin joint and named two-body constraint.
+
+    Pin joints by index (their first two bars), named constraints by name (``a`` None for the
+    ground); for :meth:`Trajectory.joint_angle`.
+    """
     out: dict = {}
     for kind, pos, el in data.items():
         if kind.kind == "joint":
@@ -203,7 +217,8 @@ Terms = list
 class Collected:
     """Rows, loads and energies of a model as monomials (see :func:`collect`).
 
-    Sums of load terms are :data:`Terms` (polys and heyoka expressions)."""
+    Sums of load terms are :data:`Terms` (polys and heyoka expressions).
+    """
 
     #: rows in order: holonomic first, then velocity rows; values are polys or expressions
     rows: list[Row]
@@ -262,10 +277,12 @@ def _as_terms(x) -> Terms:
 
 def collect(data: ModelData, index: dict[tuple, int], values: list[float] | None = None,
             excluded: frozenset = frozenset()) -> Collected:
-    """Ask every body and element for its part of the equations (``index``: parameter key →
-    position in :func:`parameter_layout`; with ``values``, expressions of elements use the
-    numbers instead of runtime parameters). Rows ``(kind, position, row)`` in ``excluded``
-    (redundant ones) are left out."""
+    """Ask every body and element for its part of the equations.
+
+    ``index``: parameter key → position in :func:`parameter_layout`; with ``values``,
+    expressions of elements use the numbers instead of runtime parameters. Rows
+    ``(kind, position, row)`` in ``excluded`` (redundant ones) are left out.
+    """
     n_bars = len(data.bars)
     cmap = CoordinateMap(data)
     qd_vars = [hy.expression(n) for n in coordinate_names(data)[1]]
@@ -412,7 +429,7 @@ class SymbolicModel:
 
 
 def variables(bodies) -> tuple[list, list]:
-    """The heyoka variables ``q`` and ``qd`` (``bodies`` as :func:`coordinate_names`)."""
+    """Return the heyoka variables ``q`` and ``qd`` (``bodies`` as :func:`coordinate_names`)."""
     q_names, qd_names = coordinate_names(bodies)
     if not q_names:
         return [], []
@@ -420,8 +437,9 @@ def variables(bodies) -> tuple[list, list]:
 
 
 def build_symbolic(data: ModelData, *, use_pars: bool = True) -> SymbolicModel:
-    """The Lagrangian, constraint rows, generalized loads and energies of ``data`` as heyoka
-    expressions, written term by term from the element definitions.
+    """Build the Lagrangian, constraint rows, generalized loads and energies of ``data``.
+
+    As heyoka expressions, written term by term from the element definitions.
 
     With ``use_pars`` the numeric data are ``hy.par[k]`` in the order of
     :func:`parameter_layout`; otherwise they are numeric constants.

@@ -1,8 +1,8 @@
-"""Simulation results: :class:`Trajectory` and :class:`SingularConfigurationError`.
+r"""Simulation results: :class:`Trajectory` and :class:`SingularConfigurationError`.
 
 Reaction forces are read off the multipliers, as each constraint kind defines it (its
 ``reaction_terms``; e.g. a pin joint's rows :math:`p_{b_k} - p_{b_0} = 0` give the force
-:math:`(\\lambda_{k,x}, \\lambda_{k,y})` on bar :math:`b_k` and :math:`-\\sum_k\\lambda_k` on
+:math:`(\lambda_{k,x}, \lambda_{k,y})` on bar :math:`b_k` and :math:`-\sum_k\lambda_k` on
 bar :math:`b_0`). Signs: **the force the joint or support exerts on the bar**, in the global
 frame, in the units of the model (newtons for SI data).
 
@@ -35,7 +35,7 @@ class ReactionForce:
 
 @dataclass
 class Trajectory:
-    """The motion of a model on an output grid: plain data (numpy arrays, lists, dicts).
+    r"""The motion of a model on an output grid: plain data (numpy arrays, lists, dicts).
 
     The multipliers, accelerations, singularity measure and reactions are evaluated by a
     compiled function the first time one of them is read (so a run that needs only energies
@@ -63,11 +63,11 @@ class Trajectory:
         potential of the conservative loads (so ``energy`` is conserved by the exact motion of
         a model without dissipation or driving).
     position_residual, velocity_residual : ndarray (n_points, m)
-        :math:`F(q)` and :math:`J \\dot q` at every output time.
+        :math:`F(q)` and :math:`J \dot q` at every output time.
     singularity : ndarray (n_points,)
-        :math:`\\min_k d_k/W_{kk}` (1 well-conditioned, → 0 near a singular pose).
+        :math:`\min_k d_k/W_{kk}` (1 well-conditioned, → 0 near a singular pose).
     qdd : ndarray (n_points, n)
-        Accelerations :math:`\\ddot q` from the equations of motion at each state.
+        Accelerations :math:`\ddot q` from the equations of motion at each state.
     reactions : list of ReactionForce
         The force of every joint and support on every bar it touches (N).
     info : dict
@@ -77,6 +77,28 @@ class Trajectory:
     reaction_map : list
         How multipliers become reactions: ``[((kind, index, bar), [(column, axis, sign),
         ...]), ...]``, force on the bar ``= Σ sign · λ[:, column]`` along the axis (0 = x).
+
+    Examples
+    --------
+    A bar hanging at rest stays at rest, and the support's multiplier is its weight at every
+    output time:
+
+    >>> import math
+    >>> import numpy as np
+    >>> import quivira
+    >>> model = quivira.bar_joint_model()
+    >>> bar = model.add_bar_at_attitude(0.0, -0.5, -math.pi / 2, 1.0, 2.0)
+    >>> model.add_support(bar, -0.5, fixed_x=True, fixed_y=True)
+    0
+    >>> traj = model.simulate(1.0, 11)
+    >>> traj.coordinate_names, traj.constraint_labels
+    (['x0', 'y0', 'th0'], ['support 0 · x', 'support 0 · y'])
+    >>> traj.q.shape, traj.lambda_mult.shape
+    ((11, 3), (11, 2))
+    >>> bool(np.allclose(traj.multiplier("support 0 · y"), 2.0 * 9.81))
+    True
+    >>> float(np.max(np.abs(traj.q - traj.q[0]))) < 1e-12
+    True
     """
 
     t: np.ndarray
@@ -123,6 +145,7 @@ class Trajectory:
     _reactions: list | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
+        """Fill the energy and power arrays that were not given with zeros."""
         n = self.t.shape[0]
         for name in ("gravity_energy", "load_potential", "work_in", "dissipated", "power_in",
                      "power_dissipated"):
@@ -130,6 +153,7 @@ class Trajectory:
                 setattr(self, name, np.zeros(n))
 
     def __getstate__(self) -> dict:
+        """Return the state to pickle: dynamics evaluated, no compiled code, no model."""
         state = dict(self.__dict__)
         if self._dyn is None and self.dynamics_source is not None:
             state["_dyn"] = self._dynamics()
@@ -156,10 +180,12 @@ class Trajectory:
 
     @property
     def singularity(self) -> np.ndarray:
-        """:math:`\\min_k d_k/W_{kk}` per point (1 well-conditioned, → 0 near singular), with
-        :math:`d_k` the pivots of the symbolic factorization of W in the solver's row order (the
-        model's ``"ordered"`` permutation): a row-order dependent but cheap measure, bounded by
-        :math:`σ_{min}(W)/\\max_k W_{kk} \\le \\min_k d_k/W_{kk} \\le 1`."""
+        r""":math:`\min_k d_k/W_{kk}` per point: 1 well-conditioned, → 0 near singular.
+
+        :math:`d_k` are the pivots of the symbolic factorization of W in the solver's row order
+        (the model's ``"ordered"`` permutation): a row-order dependent but cheap measure, bounded
+        by :math:`σ_{min}(W)/\max_k W_{kk} \le \min_k d_k/W_{kk} \le 1`.
+        """
         return self._dynamics()["singularity"]
 
     @property
@@ -206,10 +232,12 @@ class Trajectory:
         return cols
 
     def to_pandas(self):
-        """The trajectory as a tidy :class:`pandas.DataFrame`: one row per output time;
-        columns ``t``, the coordinates (``x0``, ``y0``, ``th0``, ...), the velocities (``vx0``,
+        """Return the trajectory as a tidy :class:`pandas.DataFrame`: one row per output time.
+
+        Columns ``t``, the coordinates (``x0``, ``y0``, ``th0``, ...), the velocities (``vx0``,
         ``vy0``, ``om0``, ...), the multipliers ``lambda[<constraint label>]``, the reactions
-        ``<joint j on bar b> · Fx``/``Fy`` and the energies. Needs pandas."""
+        ``<joint j on bar b> · Fx``/``Fy`` and the energies. Needs pandas.
+        """
         try:
             import pandas as pd
         except ImportError:  # pragma: no cover - pandas is in the test environment
@@ -217,10 +245,13 @@ class Trajectory:
         return pd.DataFrame({name: np.asarray(v) for name, v in self._columns()})
 
     def to_xarray(self):
-        """The trajectory as an :class:`xarray.Dataset` with dims ``time`` × ``coordinate`` /
-        ``constraint``: variables ``q``, ``qd``, ``qdd`` (time, coordinate), ``lambda_mult``,
-        ``position_residual``, ``velocity_residual`` (time, constraint) and the energies
-        (time); units in the ``units`` attributes (SI data). Needs xarray."""
+        """Return the trajectory as an :class:`xarray.Dataset`.
+
+        Dims ``time`` × ``coordinate`` / ``constraint``: variables ``q``, ``qd``, ``qdd`` (time,
+        coordinate), ``lambda_mult``, ``position_residual``, ``velocity_residual`` (time,
+        constraint) and the energies (time); units in the ``units`` attributes (SI data). Needs
+        xarray.
+        """
         try:
             import xarray as xr
         except ImportError:  # pragma: no cover - xarray is in the test environment
@@ -245,8 +276,10 @@ class Trajectory:
                                  if isinstance(v, (int, float, str))})
 
     def to_csv(self, path) -> None:
-        """Write the table of :meth:`to_pandas` as CSV (comma-separated, a header row, every
-        number with 17 significant digits: exact round trip). Needs no pandas.
+        """Write the table of :meth:`to_pandas` as CSV.
+
+        Comma-separated, a header row, every number with 17 significant digits: exact round
+        trip. Needs no pandas.
 
         Parameters
         ----------
@@ -271,7 +304,7 @@ class Trajectory:
         return float(np.max(np.abs(r))) if r.size else 0.0
 
     def max_velocity_residual(self) -> float:
-        """Largest :math:`|J \\dot q|` over the trajectory."""
+        r"""Largest :math:`|J \dot q|` over the trajectory."""
         r = self.velocity_residual
         return float(np.max(np.abs(r))) if r.size else 0.0
 
@@ -289,19 +322,22 @@ class Trajectory:
         return e - e[0] - self.work_in + self.dissipated
 
     def energy_ledger(self) -> dict[str, np.ndarray]:
-        """The parts of the energy along the motion (J): ``kinetic``, ``gravity``,
-        ``elastic`` (all springs), ``loads`` (potential of the constant loads), ``work_in``
-        and ``dissipated``; ``E = kinetic + gravity + elastic + loads`` and
-        ``E(t) - E(0) = work_in - dissipated``. Per spring: :attr:`elastic_energy`."""
+        """Return the parts of the energy along the motion (J).
+
+        ``kinetic``, ``gravity``, ``elastic`` (all springs), ``loads`` (potential of the constant
+        loads), ``work_in`` and ``dissipated``; ``E = kinetic + gravity + elastic + loads`` and
+        ``E(t) - E(0) = work_in - dissipated``. Per spring: :attr:`elastic_energy`.
+        """
         elastic = sum(self.elastic_energy.values(), np.zeros(self.n_points))
         return {"kinetic": self.kinetic_energy, "gravity": self.gravity_energy,
                 "elastic": elastic, "loads": self.load_potential - elastic,
                 "work_in": self.work_in, "dissipated": self.dissipated}
 
     def element_power(self, name: str) -> np.ndarray:
-        """Power (W) of the force of one load (spring, damper, actuator, constant load) on the
-        bars, :math:`Q_e \\cdot \\dot q`, by its name (see :attr:`load_power` for the
-        names).
+        r"""Return the power (W) :math:`Q_e \cdot \dot q` of one load's force on the bars.
+
+        The load (spring, damper, actuator, constant load) is given by its name (see
+        :attr:`load_power` for the names).
 
         Parameters
         ----------
@@ -314,9 +350,10 @@ class Trajectory:
             raise KeyError(f"no load named {name!r}; loads are {list(self.load_power)}") from None
 
     def element_force(self, name: str) -> np.ndarray:
-        """The force of a spring, damper or actuator along the motion: the tension (N) of a
-        spring-damper, the torque (N m) of a torsional spring or a torque actuator, the
-        components ``(Fx, Fy)`` (N, ground frame) of a force actuator.
+        """Return the force of a spring, damper or actuator along the motion.
+
+        The tension (N) of a spring-damper, the torque (N m) of a torsional spring or a torque
+        actuator, the components ``(Fx, Fy)`` (N, ground frame) of a force actuator.
 
         Parameters
         ----------
@@ -330,12 +367,12 @@ class Trajectory:
                            f"{list(self.load_forces)}") from None
 
     def relative_energy_error(self) -> float:
-        """How well energy is kept, relative to the energy scale (0 for fewer than two points).
+        r"""How well energy is kept, relative to the energy scale (0 for fewer than two points).
 
-        For a conservative model :math:`\\max_t |E(t) - E(0)| / \\max(|E(0)|, \\max_t T)`. For
+        For a conservative model :math:`\max_t |E(t) - E(0)| / \max(|E(0)|, \max_t T)`. For
         a model with drives or dampers, where :math:`E` itself changes, the error of the
         energy balance (:meth:`energy_balance`) over
-        :math:`\\max(|E(0)|, \\max_t T, \\max_t |W_{in}|, \\max_t D)`.
+        :math:`\max(|E(0)|, \max_t T, \max_t |W_{in}|, \max_t D)`.
         """
         e = self.energy
         if e.shape[0] < 2:
@@ -362,18 +399,18 @@ class Trajectory:
             ) from None
 
     def constraint_output(self, constraint: str | int, output: str) -> np.ndarray:
-        """Per-constraint outputs, as Exudyn's output variables of a connector.
+        r"""Per-constraint outputs, as Exudyn's output variables of a connector.
 
         Parameters
         ----------
         constraint : str or int
             Name of a named constraint, or its index among them.
         output : {"Displacement", "Velocity", "ConstraintEquation", "Force"}
-            ``Displacement`` :math:`Δq = q_1 - q_0` and ``Velocity`` :math:`Δv = \\dot q_1 -
-            \\dot q_0` of the marker coordinates (no scaling matrices; constraints between two
+            ``Displacement`` :math:`Δq = q_1 - q_0` and ``Velocity`` :math:`Δv = \dot q_1 -
+            \dot q_0` of the marker coordinates (no scaling matrices; constraints between two
             markers only); ``ConstraintEquation`` the residual :math:`c` (velocity level: of
             the velocity equation; switched-off constraints included); ``Force`` the
-            multipliers :math:`\\lambda` of its rows.
+            multipliers :math:`\lambda` of its rows.
 
         Returns
         -------
@@ -429,15 +466,15 @@ class Trajectory:
         return tuple(self.bodies[int(body)].local_point(local_point, f"body {body}: point"))
 
     def point(self, body: int | None, local_point=(0.0, 0.0)) -> tuple[np.ndarray, ...]:
-        """Position, velocity and acceleration of a body point along the motion.
+        r"""Position, velocity and acceleration of a body point along the motion.
 
         For the body-frame point :math:`r = (u, v)` of a body with mass centre :math:`(x, y)`
-        and angle :math:`θ`, with :math:`R(θ)r = (u\\cos θ - v\\sin θ,
-        u\\sin θ + v\\cos θ)` and :math:`r_\\perp = (-R_y, R_x)`:
+        and angle :math:`θ`, with :math:`R(θ)r = (u\cos θ - v\sin θ,
+        u\sin θ + v\cos θ)` and :math:`r_\perp = (-R_y, R_x)`:
 
-        .. math:: p = (x, y) + R(θ) r, \\quad \\dot p = (\\dot x, \\dot y) + \\dot θ\\,
-                  r_\\perp, \\quad \\ddot p = (\\ddot x, \\ddot y) + \\ddot θ\\,r_\\perp
-                  - \\dot θ^2 R(θ) r .
+        .. math:: p = (x, y) + R(θ) r, \quad \dot p = (\dot x, \dot y) + \dot θ\,
+                  r_\perp, \quad \ddot p = (\ddot x, \ddot y) + \ddot θ\,r_\perp
+                  - \dot θ^2 R(θ) r .
 
         Parameters
         ----------
@@ -506,8 +543,10 @@ class Trajectory:
         return self._angle_columns(b, self.q) - self._angle_columns(a, self.q)
 
     def joint_angular_velocity(self, joint) -> np.ndarray:
-        """Relative angular velocity :math:`\\dot θ_b - \\dot θ_a` (rad/s) of a joint's two
-        bodies (``joint`` as :meth:`joint_angle`)."""
+        r"""Return the relative angular velocity :math:`\dot θ_b - \dot θ_a` (rad/s) of a joint.
+
+        Of the joint's two bodies (``joint`` as :meth:`joint_angle`).
+        """
         a, b = self._joint_pair(joint)
         return self._angle_columns(b, self.qd) - self._angle_columns(a, self.qd)
 
@@ -567,8 +606,9 @@ class Trajectory:
 
     # --- internal forces (issue 15) ---
     def internal_forces(self, model, *, s=51, bars=None, qdd=None):
-        """N(s), V(s), M(s) along the bars in every frame (see
-        :meth:`quivira.bar_joint_model.internal_forces`, which this calls with ``self``).
+        """Compute N(s), V(s), M(s) along the bars in every frame.
+
+        See :meth:`quivira.bar_joint_model.internal_forces`, which this calls with ``self``.
 
         Parameters
         ----------
@@ -590,8 +630,10 @@ class Trajectory:
 
 
 def body_columns(names: list[str] | None, body: int) -> tuple[int, int, int | None]:
-    """Columns of ``x``, ``y`` and ``θ`` (None for a particle) of a body in ``q``, from the
-    coordinate names (3 per body when the names are not known)."""
+    """Return the columns of ``x``, ``y`` and ``θ`` (None for a particle) of a body in ``q``.
+
+    From the coordinate names (3 per body when the names are not known).
+    """
     if not names:
         return 3 * body, 3 * body + 1, 3 * body + 2
     try:
@@ -656,8 +698,9 @@ class BudgetExceededError(RuntimeError):
 
 
 class SimulationInterrupted(KeyboardInterrupt):
-    """Ctrl-C (or the notebook's "interrupt kernel") stopped a simulation; the motion up to
-    then is in :attr:`trajectory`.
+    """Ctrl-C (or the notebook's "interrupt kernel") stopped a simulation.
+
+    The motion up to then is in :attr:`trajectory`.
 
     Attributes
     ----------
@@ -677,9 +720,11 @@ class SimulationInterrupted(KeyboardInterrupt):
 def reactions_from_multipliers(lam: np.ndarray, reaction_map: list,
                                q: np.ndarray | None = None,
                                names: list[str] | None = None) -> list[ReactionForce]:
-    """Turn multiplier columns into :class:`ReactionForce` records (see
-    :attr:`Trajectory.reaction_map`). A term's axis is 0 (x), 1 (y), or ``("normal", b)``: the
-    normal :math:`(-\\sin θ_b, \\cos θ_b)` of bar ``b`` along the motion (needs ``q``)."""
+    r"""Turn multiplier columns into :class:`ReactionForce` records.
+
+    See :attr:`Trajectory.reaction_map`. A term's axis is 0 (x), 1 (y), or ``("normal", b)``:
+    the normal :math:`(-\sin θ_b, \cos θ_b)` of bar ``b`` along the motion (needs ``q``).
+    """
     out = []
     for (kind, index, bar), terms in reaction_map:
         force = np.zeros((lam.shape[0], 2))

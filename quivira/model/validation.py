@@ -51,8 +51,11 @@ def check_real(value: Any, what: str) -> float:
 
 
 def check_positive(value: Any, what: str) -> float:
-    """Return ``value`` as a positive finite float in [:data:`MIN_POSITIVE`,
-    :data:`MAX_MAGNITUDE`] (TypeError/ValueError naming ``what``)."""
+    """Return ``value`` as a positive finite float in the allowed range.
+
+    The range is [:data:`MIN_POSITIVE`, :data:`MAX_MAGNITUDE`] (TypeError/ValueError naming
+    ``what``).
+    """
     v = check_real(value, what)
     if v <= 0.0:
         raise ValueError(f"{what} must be positive, got {v}")
@@ -119,7 +122,7 @@ def bar_index(value: Any, n_bars: int, what: str) -> int:
 
 
 def optional_bar(value: Any, n_bars: int, what: str) -> int | None:
-    """A bar index, or None for ground."""
+    """Validate a bar index, or None for ground."""
     return None if value is None else bar_index(value, n_bars, what)
 
 
@@ -129,7 +132,7 @@ def index_list(values: list, n_bars: int, what: str) -> list[int]:
 
 
 def check_name(value: Any, taken: set | list, what: str = "name") -> str:
-    """A non-empty string not in ``taken``."""
+    """Validate a name: a non-empty string not in ``taken``."""
     if not isinstance(value, str):
         raise TypeError(f"{what} must be a non-empty string, got {value!r}")
     if not value:
@@ -141,7 +144,7 @@ def check_name(value: Any, taken: set | list, what: str = "name") -> str:
 
 
 def check_point(p: Any, what: str) -> tuple[float, float]:
-    """A pair ``(x, y)`` of finite numbers."""
+    """Validate a pair ``(x, y)`` of finite numbers."""
     try:
         seq = list(p)
     except TypeError:
@@ -158,7 +161,7 @@ DEFAULT_STABILIZATION = 10.0
 
 
 def check_stabilization(value: Any, what: str = "stabilization") -> float:
-    """A Baumgarte rate: a finite number >= 0 in 1/s (0 = off)."""
+    """Validate a Baumgarte rate: a finite number >= 0 in 1/s (0 = off)."""
     v = check_real(value, what)
     if v < 0.0:
         raise ValueError(f"{what} must be >= 0 (a rate in 1/s; 0 switches it off), got {v}")
@@ -184,7 +187,7 @@ def list_field(d: Any, key: str, where: str) -> list:
 
 
 def triple(v: Any, where: str) -> tuple[float, float, float]:
-    """A list of three finite numbers."""
+    """Validate a list of three finite numbers."""
     if not isinstance(v, list) or len(v) != 3:
         raise ValueError(f"{where}: expected a list of 3 numbers, got {v!r}")
     return tuple(check_real(x, f"{where}[{k}]") for k, x in enumerate(v))
@@ -192,8 +195,10 @@ def triple(v: Any, where: str) -> tuple[float, float, float]:
 
 @contextlib.contextmanager
 def file_errors() -> Iterator[None]:
-    """Turn TypeErrors of the checks into ValueErrors: in a file, a wrong type is a wrong
-    value of the file's content."""
+    """Turn TypeErrors of the checks into ValueErrors.
+
+    In a file, a wrong type is a wrong value of the file's content.
+    """
     try:
         yield
     except TypeError as exc:

@@ -90,8 +90,10 @@ def _check_at(at: Any, variables: list[Variable]) -> dict[int, float]:
 
 
 def _data_at(data, variables: list[Variable], values: dict[int, float]):
-    """A copy of ``data`` with the bar data, g and initial state set to ``values`` (leaf
-    parameters are set in the parameter vector instead: see :func:`_base_at`)."""
+    """Return a copy of ``data`` with the bar data, g and initial state set to ``values``.
+
+    Leaf parameters are set in the parameter vector instead: see :func:`_base_at`.
+    """
     if not values:
         return data
     new = data.copy()
@@ -128,8 +130,11 @@ def _base_at(data, variables: list[Variable], values: dict[int, float]) -> np.nd
 
 def _project(cs, full: np.ndarray, state: np.ndarray, dep_q: list[int], dep_v: list[int],
              scale: float) -> np.ndarray:
-    """Newton's method on the dependent entries only: :math:`F(q) = 0` for :math:`q_D`,
-    then :math:`v(q, \\dot q) = 0` for :math:`\\dot q_D` (the independent ones are kept)."""
+    r"""Apply Newton's method on the dependent entries only.
+
+    :math:`F(q) = 0` for :math:`q_D`, then :math:`v(q, \dot q) = 0` for :math:`\dot q_D` (the
+    independent ones are kept).
+    """
     n, n_hol = cs.n, cs.n_holonomic
     x = state.copy()
     if n_hol and dep_q:
@@ -155,15 +160,16 @@ def sensitivities(model, t_end: float, wrt: str | Sequence[str], order: int = 1,
                   outputs: str | Sequence[str] = ("state", "energy"), n_points: int = 201,
                   *, tol: float | None = None, at: Mapping | Sequence | None = None
                   ) -> Sensitivities:
-    """Derivatives of the motion and its outputs up to ``order`` from the variational
-    equations.
+    r"""Compute derivatives of the motion and its outputs up to ``order``.
 
-    The motion :math:`x(t) = (q, \\dot q)` of ``model.simulate`` solves
-    :math:`\\dot x = f(x, p)` (with the Baumgarte stabilization of the constraints). With
+    From the variational equations.
+
+    The motion :math:`x(t) = (q, \dot q)` of ``model.simulate`` solves
+    :math:`\dot x = f(x, p)` (with the Baumgarte stabilization of the constraints). With
     respect to the variables :math:`w` named in ``wrt``, heyoka's ``var_ode_sys`` integrates,
     with the motion and in the same Taylor steps,
 
-    .. math:: \\frac{d}{dt}\\,∂^α x = ∂^α \\big[f(x(t, w), w)\\big], \\qquad 1 ≤ |α| ≤ k,
+    .. math:: \frac{d}{dt}\,∂^α x = ∂^α \big[f(x(t, w), w)\big], \qquad 1 ≤ |α| ≤ k,
 
     from the jets of the initial state (which satisfies the constraints for every ``w``: a
     perturbation moves the dependent coordinates of a coordinate partitioning, never the
@@ -172,7 +178,7 @@ def sensitivities(model, t_end: float, wrt: str | Sequence[str], order: int = 1,
     along the state (:class:`~quivira.sensitivity.jets.TotalDerivative`). The time
     :math:`t^*` of a terminal event :math:`g(x, w) = 0` (``model.add_event(...,
     terminal=True)``, contacts, stops, latches) ends the integration; its jets follow from the
-    implicit function theorem, :math:`dt^*/dw_j = -(∂g/∂w_j + ∇_x g\\cdot ∂x/∂w_j)/\\dot g`
+    implicit function theorem, :math:`dt^*/dw_j = -(∂g/∂w_j + ∇_x g\cdot ∂x/∂w_j)/\dot g`
     at first order and likewise order by order.
 
     Parameters

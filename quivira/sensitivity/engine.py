@@ -1,14 +1,14 @@
-"""Variational equations of a bar model and the jets of its outputs.
+r"""Variational equations of a bar model and the jets of its outputs.
 
 The motion integrated by ``simulate`` is the first-order system
-:math:`\\dot x = f(x, p)`, :math:`x = (q, \\dot q)`, with :math:`\\ddot q = M^{-1}(Q + J^T\\lambda)`
-and the Baumgarte-stabilized multipliers :math:`W\\lambda = -(J\\ddot q_a + \\dot J\\dot q + 2α
-\\dot F + α^2 F)` (:meth:`~quivira.model.compiled.CompiledSystem.ode_system`). Here it is
+:math:`\dot x = f(x, p)`, :math:`x = (q, \dot q)`, with :math:`\ddot q = M^{-1}(Q + J^T\lambda)`
+and the Baumgarte-stabilized multipliers :math:`W\lambda = -(J\ddot q_a + \dot J\dot q + 2α
+\dot F + α^2 F)` (:meth:`~quivira.model.compiled.CompiledSystem.ode_system`). Here it is
 taken with every derived parameter written out in the physical ones
 (:mod:`.parameters`), and heyoka's ``var_ode_sys`` adds the variational equations of order
 ``k`` with respect to the selected parameters :math:`w`:
 
-.. math:: \\frac{d}{dt} ∂^α x = ∂^α f(x(t, w), w), \\qquad 1 ≤ |α| ≤ k,
+.. math:: \frac{d}{dt} ∂^α x = ∂^α f(x(t, w), w), \qquad 1 ≤ |α| ≤ k,
 
 integrated with the motion in one Taylor integrator. Their initial values are the jets of the
 initial state :math:`x_0(w)` (:func:`initial_jets`): the initial state must satisfy the
@@ -37,8 +37,10 @@ OUTPUT_KINDS = ("state", "energy", "lambda")
 
 @dataclass
 class VariationalSystem:
-    """The compiled variational integrator of one topology, selection of variables and
-    order, and the compiled jets of its outputs (built on first use)."""
+    """The compiled variational integrator of one topology, selection of variables and order.
+
+    With the compiled jets of its outputs (built on first use).
+    """
 
     cs: CompiledSystem
     variables: list[Variable]
@@ -66,9 +68,11 @@ class VariationalSystem:
         return out
 
     def jet_function(self, key: str, exprs_fn, *, event: bool = False, at_time_zero=False):
-        """The compiled jets of the expressions ``exprs_fn()`` (cached under ``key``):
-        ``(cfunc, mindex, n_exprs)``; the cfunc maps the integrator state (and, with
-        ``event``, the τ jets) to all :math:`D^α h` stacked by multi-index."""
+        """Return the compiled jets of the expressions ``exprs_fn()`` (cached under ``key``).
+
+        ``(cfunc, mindex, n_exprs)``; the cfunc maps the integrator state (and, with ``event``,
+        the τ jets) to all :math:`D^α h` stacked by multi-index.
+        """
         hit = self.compiled_jets.get(key)
         if hit is not None:
             return hit
@@ -102,7 +106,7 @@ _CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 def variational_system(simulator, data, cs: CompiledSystem, variables: list[Variable],
                        order: int, tol: float | None, excluded: frozenset) -> VariationalSystem:
-    """The (cached) variational integrator for this topology, selection and order."""
+    """Return the (cached) variational integrator for this topology, selection and order."""
     # the substitution writes the data of variables not selected as constants: they are
     # part of the key when there is a substitution (g, masses, lengths)
     values = ()
@@ -164,10 +168,11 @@ def variational_system(simulator, data, cs: CompiledSystem, variables: list[Vari
 
 # ------------------------------------------------------------------ initial state
 def partition(J: np.ndarray, weights: np.ndarray, fixed: list[int]) -> list[int]:
-    """Dependent columns of ``J`` (scaled by ``weights``) by Gram–Schmidt with column
-    pivoting: the column with the largest remainder after projecting out the chosen ones,
-    until the rank is reached; never a column of ``fixed`` (initial-state entries that are
-    differentiation variables: they must stay independent).
+    """Choose the dependent columns of ``J`` (scaled by ``weights``).
+
+    By Gram–Schmidt with column pivoting: the column with the largest remainder after
+    projecting out the chosen ones, until the rank is reached; never a column of ``fixed``
+    (initial-state entries that are differentiation variables: they must stay independent).
 
     Raises
     ------
@@ -203,18 +208,19 @@ def partition(J: np.ndarray, weights: np.ndarray, fixed: list[int]) -> list[int]
 
 def initial_jets(vs: VariationalSystem, state0: np.ndarray, ext_pars: np.ndarray,
                  dep_q: list[int], dep_v: list[int], J: np.ndarray) -> np.ndarray:
-    """The initial state of the variational integrator: ``state0`` and the jets of the
-    initial state :math:`x_0(w)`.
+    r"""Return the initial state of the variational integrator.
+
+    ``state0`` and the jets of the initial state :math:`x_0(w)`.
 
     Coordinate partitioning (:func:`partition`): dependent coordinates :math:`q_D` for the
-    holonomic rows :math:`F(q, p) = 0` and dependent velocities :math:`\\dot q_D` for the
-    velocity rows :math:`v(q, \\dot q, p) = J\\dot q + F_t = 0`, never an entry named in
+    holonomic rows :math:`F(q, p) = 0` and dependent velocities :math:`\dot q_D` for the
+    velocity rows :math:`v(q, \dot q, p) = J\dot q + F_t = 0`, never an entry named in
     ``wrt``. Independent entries keep their values (their jets are :math:`∂x_c/∂w_j = 1` for
     the entry ``w_j`` itself, else 0). The dependent ones follow from :math:`D^α F = 0` and
     :math:`D^α v = 0`, order by order: at order :math:`|α|`,
-    :math:`D^α F = F_{q_D}\\, ∂^α q_D + r_α` with :math:`r_α` made of known lower-order jets,
+    :math:`D^α F = F_{q_D}\, ∂^α q_D + r_α` with :math:`r_α` made of known lower-order jets,
     so :math:`∂^α q_D = -F_{q_D}^{+} r_α` (least squares: redundant rows are consistent), then
-    the same for :math:`\\dot q_D` with :math:`∂v/∂\\dot q = J`.
+    the same for :math:`\dot q_D` with :math:`∂v/∂\dot q = J`.
     """
     ta, n, cs = vs.ta, vs.n, vs.cs
     init = np.zeros(ta.dim)
@@ -293,9 +299,11 @@ def evaluate_jets(vs: VariationalSystem, key: str, exprs_fn, states: np.ndarray,
 
 def event_jets(vs: VariationalSystem, k: int, state: np.ndarray, pars: np.ndarray,
                t_star: float) -> np.ndarray:
-    """Jets of the time :math:`t^*(w)` of terminal event ``k``, from
-    :math:`g(x(t^* + τ(w), w), w) = 0` (implicit function theorem, order by order:
-    :math:`D^α G = \\dot g\\, τ_α + r_α`, :math:`\\dot g = ∇g \\cdot f`)."""
+    r"""Return the jets of the time :math:`t^*(w)` of terminal event ``k``.
+
+    From :math:`g(x(t^* + τ(w), w), w) = 0` (implicit function theorem, order by order:
+    :math:`D^α G = \dot g\, τ_α + r_α`, :math:`\dot g = ∇g \cdot f`).
+    """
     ev = vs.events[k]
     cf, mindex, _ = vs.jet_function(f"event {k}", lambda: [ev["expr"]], event=True)
     n_tau = len(mindex) - 1
@@ -318,7 +326,7 @@ def event_jets(vs: VariationalSystem, k: int, state: np.ndarray, pars: np.ndarra
 
 def _flow_derivative(vs: VariationalSystem, k: int, state: np.ndarray, pars: np.ndarray,
                      t_star: float) -> float:
-    """:math:`\\dot g = ∇_x g\\cdot f + ∂g/∂t` at the event."""
+    r""":math:`\dot g = ∇_x g\cdot f + ∂g/∂t` at the event."""
     key = f"event rate {k}"
     cf = vs.compiled_jets.get(key)
     if cf is None:
@@ -340,5 +348,5 @@ def _flow_derivative(vs: VariationalSystem, k: int, state: np.ndarray, pars: np.
 
 
 def base_parameters(data) -> np.ndarray:
-    """The model's base parameter values (:func:`parameter_layout`)."""
+    """Return the model's base parameter values (:func:`parameter_layout`)."""
     return np.array([v for _, v in parameter_layout(data)], dtype=float)

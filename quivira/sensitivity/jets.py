@@ -1,12 +1,12 @@
-"""Multi-indices, total derivatives along the variational state, and Taylor polynomials.
+r"""Multi-indices, total derivatives along the variational state, and Taylor polynomials.
 
 Notation: ``w = (w_1, ..., w_W)`` are the differentiation variables, a multi-index ``α`` is a
-tuple of ``W`` counts, :math:`|α| = \\sum_j α_j` its order, :math:`α! = \\prod_j α_j!` and
-:math:`δ^α = \\prod_j δ_j^{α_j}`. A *jet* of a quantity ``y(w)`` of order ``k`` is the list of
+tuple of ``W`` counts, :math:`|α| = \sum_j α_j` its order, :math:`α! = \prod_j α_j!` and
+:math:`δ^α = \prod_j δ_j^{α_j}`. A *jet* of a quantity ``y(w)`` of order ``k`` is the list of
 its derivatives :math:`∂^α y` for :math:`|α| ≤ k`, ``α`` in :func:`multi_indices` order; its
 Taylor polynomial is
 
-.. math:: y(w + δ) ≈ \\sum_{|α| ≤ k} \\frac{∂^α y}{α!}\\, δ^α .
+.. math:: y(w + δ) ≈ \sum_{|α| ≤ k} \frac{∂^α y}{α!}\, δ^α .
 
 **Total derivative.** The state of a heyoka variational integrator holds, for every component
 ``c`` of the state ``x`` and every ``α`` with :math:`1 ≤ |α| ≤ k`, the derivative
@@ -14,13 +14,13 @@ Taylor polynomial is
 :math:`α!`). For an expression :math:`e(x, S, p)`, its derivative along the family of motions
 is
 
-.. math:: D_j e = \\frac{∂e}{∂w_j} + \\sum_{c, α} \\frac{∂e}{∂S_{c,α}}\\, S_{c, α + e_j}
-    \\qquad (S_{c,0} = x_c),
+.. math:: D_j e = \frac{∂e}{∂w_j} + \sum_{c, α} \frac{∂e}{∂S_{c,α}}\, S_{c, α + e_j}
+    \qquad (S_{c,0} = x_c),
 
 and :math:`∂^α y = D^α h` for an output ``y = h(x, p)``: :class:`TotalDerivative` builds these
 expressions with one ``hy.diff_tensors`` per order. With an *event shift* :math:`τ(w)` (the
 motion evaluated at :math:`t^* + τ`), every state entry moves along the flow as well:
-:math:`D_j S_{c,α} = S_{c,α+e_j} + τ_j\\,\\dot S_{c,α}`, with :math:`\\dot S` the right-hand
+:math:`D_j S_{c,α} = S_{c,α+e_j} + τ_j\,\dot S_{c,α}`, with :math:`\dot S` the right-hand
 side of the variational equations and :math:`τ_α` jets of their own — this gives the jets of
 event times by the implicit function theorem at any order.
 """
@@ -35,8 +35,10 @@ import numpy as np
 
 
 def multi_indices(n_vars: int, order: int) -> list[tuple[int, ...]]:
-    """All multi-indices of ``n_vars`` counts with order ``0 .. order``: by order, then in
-    the order of ``itertools.combinations_with_replacement``."""
+    """Return all multi-indices of ``n_vars`` counts with order ``0 .. order``.
+
+    By order, then in the order of ``itertools.combinations_with_replacement``.
+    """
     out = []
     for r in range(order + 1):
         for combo in itertools.combinations_with_replacement(range(n_vars), r):
@@ -60,8 +62,10 @@ def add_unit(alpha: tuple[int, ...], j: int) -> tuple[int, ...]:
 
 
 def split_last(alpha: tuple[int, ...]) -> tuple[tuple[int, ...], int]:
-    """``(β, j)`` with :math:`α = β + e_j` and ``j`` the last variable counted in ``α``
-    (the canonical parent of ``α``)."""
+    """Return ``(β, j)`` with :math:`α = β + e_j` and ``j`` the last variable counted in ``α``.
+
+    ``(β, j)`` is the canonical parent of ``α``.
+    """
     j = max(i for i, a in enumerate(alpha) if a)
     beta = list(alpha)
     beta[j] -= 1
@@ -74,8 +78,11 @@ def factorial(alpha: tuple[int, ...]) -> float:
 
 
 def monomials(mindex: list[tuple[int, ...]], delta: np.ndarray) -> np.ndarray:
-    """:math:`δ^α / α!` for every multi-index (``delta`` of shape ``(W,)`` or
-    ``(N, W)``; the result ``(n_mindex,)`` or ``(N, n_mindex)``)."""
+    """Return :math:`δ^α / α!` for every multi-index.
+
+    ``delta`` of shape ``(W,)`` or ``(N, W)``; the result ``(n_mindex,)`` or
+    ``(N, n_mindex)``.
+    """
     d = np.asarray(delta, dtype=float)
     single = d.ndim == 1
     d = np.atleast_2d(d)
@@ -122,7 +129,7 @@ class TotalDerivative:
             self.by_name.update({str(v): ("tau", a) for a, v in self.tau.items()})
 
     def _next(self, name: str, j: int):
-        """The derivative of one variable in direction ``j`` (None: it does not move)."""
+        """Return the derivative of one variable in direction ``j`` (None: it does not move)."""
         key = self.by_name.get(name)
         if key is None:
             return None

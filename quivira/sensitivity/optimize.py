@@ -1,11 +1,12 @@
-"""Design by exact gradients: ``quivira.optimize`` (scipy.optimize with gradients from the
-variational equations).
+r"""Design by exact gradients: ``quivira.optimize``.
+
+scipy.optimize with gradients from the variational equations.
 
 The objective is a Python function of an :class:`Objective` view of one run; what it reads
 from the view are :class:`Dual` numbers, a value with its gradient with respect to the design
 variables (forward-mode differentiation: :math:`(u, ∇u) ∘ (v, ∇v)` by the chain rule), so
 the objective's gradient is exact to the integration's accuracy. Peaks use the output time
-of the largest value (Danskin's theorem: the gradient of :math:`\\max_i y(t_i, w)` is that of
+of the largest value (Danskin's theorem: the gradient of :math:`\max_i y(t_i, w)` is that of
 the maximizing term, where it is unique).
 """
 
@@ -38,46 +39,57 @@ class Dual:
         return Dual(check_real(other, "a number in the objective"), np.zeros(n))
 
     def __add__(self, other):
+        """Return the sum: values and gradients add."""
         o = self._lift(other, self.grad.size)
         return Dual(self.value + o.value, self.grad + o.grad)
 
     __radd__ = __add__
 
     def __sub__(self, other):
+        """Return the difference: values and gradients subtract."""
         o = self._lift(other, self.grad.size)
         return Dual(self.value - o.value, self.grad - o.grad)
 
     def __rsub__(self, other):
+        """Return ``other - self``."""
         return self._lift(other, self.grad.size) - self
 
     def __neg__(self):
+        """Return the negation of value and gradient."""
         return Dual(-self.value, -self.grad)
 
     def __mul__(self, other):
+        """Return the product, with the product rule :math:`(uv)' = u'v + uv'`."""
         o = self._lift(other, self.grad.size)
         return Dual(self.value * o.value, self.grad * o.value + o.grad * self.value)
 
     __rmul__ = __mul__
 
     def __truediv__(self, other):
+        """Return the quotient, with the quotient rule :math:`(u/v)' = (u'v - uv')/v^2`."""
         o = self._lift(other, self.grad.size)
         return Dual(self.value / o.value,
                     (self.grad * o.value - o.grad * self.value) / (o.value * o.value))
 
     def __rtruediv__(self, other):
+        """Return ``other / self``."""
         return self._lift(other, self.grad.size) / self
 
     def __pow__(self, p: float):
+        """Return the power to a real exponent :math:`p`, with :math:`(u^p)' = p u^{p-1} u'`."""
         p = check_real(p, "exponent")
         return Dual(self.value ** p, p * self.value ** (p - 1.0) * self.grad)
 
     def __abs__(self):
+        """Return the absolute value (the gradient's sign follows the value's)."""
         return self if self.value >= 0.0 else -self
 
     def __float__(self) -> float:
+        """Return the value, dropping the gradient."""
         return self.value
 
     def __repr__(self) -> str:
+        """Return ``Dual(value, grad=...)``."""
         return f"Dual({self.value!r}, grad={self.grad!r})"
 
 
@@ -100,24 +112,28 @@ class Objective:
         return values, grads
 
     def at(self, kind: str, output: str, index: int = -1) -> Dual:
-        """The output at one output time (default: the last)."""
+        """Return the output at one output time (default: the last)."""
         v, g = self._series(kind, output)
         return Dual(v[index], g[index])
 
     def final(self, output: str, kind: str = "state") -> Dual:
-        """The output at the final time (``output`` e.g. ``"th3"``)."""
+        """Return the output at the final time (``output`` e.g. ``"th3"``)."""
         return self.at(kind, output, -1)
 
     def peak_abs(self, kind: str, output: str) -> Dual:
-        """:math:`\\max_i |y(t_i)|` over the output times (with its gradient at the
-        maximizing time)."""
+        r"""Return :math:`\max_i |y(t_i)|` over the output times.
+
+        With its gradient at the maximizing time.
+        """
         v, g = self._series(kind, output)
         i = int(np.argmax(np.abs(v)))
         return abs(Dual(v[i], g[i]))
 
     def integral(self, kind: str, output: str) -> Dual:
-        """:math:`\\int y\\,dt` over the run by the trapezoidal rule on the output times
-        (the gradient is the same rule applied to :math:`∂y/∂w`)."""
+        r"""Return :math:`\int y\,dt` over the run by the trapezoidal rule on the output times.
+
+        The gradient is the same rule applied to :math:`∂y/∂w`.
+        """
         v, g = self._series(kind, output)
         t = self.t[: v.shape[0]]
         dt = np.diff(t)
@@ -127,7 +143,7 @@ class Objective:
         return Dual(w @ v, w @ g)
 
     def event_time(self, name: str | None = None) -> Dual:
-        """The time of the terminal event met (``name`` to check which one)."""
+        """Return the time of the terminal event met (``name`` to check which one)."""
         if not self.sens.events:
             raise ValueError("the objective needs an event time, but no terminal event "
                              "occurred before t_end; raise t_end or check the event")

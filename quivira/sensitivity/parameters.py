@@ -33,7 +33,7 @@ from dataclasses import dataclass
 import heyoka as hy
 import numpy as np
 
-from ..model.data import Bar, ModelData
+from ..model.data import Bar, ModelData, _Body
 from ..model.elements import Parameter
 from ..model.symbolic import coordinate_names, parameter_layout
 
@@ -74,18 +74,32 @@ class Variable:
 
 
 class _SymbolicBar:
-    """A bar whose length may be an expression (to read the elements' formulas)."""
+    """A bar whose length may be an expression (to read the elements' formulas).
+
+    Everything else is the bar's own; a point ``s`` of its axis (:meth:`local_point`, used by
+    distance links, body pins and rolling contacts) is then ``(s L, 0)`` with the symbolic
+    ``L``, so an element datum that follows the length is seen to depend on it.
+    """
+
+    local_point = _Body.local_point
 
     def __init__(self, bar: Bar, length) -> None:
+        self._bar = bar
         self.length = length
         self.mass = bar.mass
         self.pose = bar.pose
         self.velocity = bar.velocity
 
+    def __getattr__(self, name: str):
+        """Return the attribute of the underlying bar (read only)."""
+        return getattr(self.__dict__["_bar"], name)
+
 
 def _leaf_parameters(data: ModelData) -> list[tuple[str, int, float]]:
-    """``(name, base index, value)`` of every element parameter that does not depend on bar
-    data (detected by reading the element's parameters with symbolic lengths)."""
+    """Return ``(name, base index, value)`` of every element parameter free of bar data.
+
+    Detected by reading the element's parameters with symbolic lengths.
+    """
     layout = parameter_layout(data)
     index = {key: k for k, (key, _) in enumerate(layout)}
     probe = [_SymbolicBar(b, hy.expression(f"quivira_L{i}")) for i, b in enumerate(data.bars)]
@@ -122,7 +136,7 @@ def available(data: ModelData) -> list[Variable]:
 
 
 def resolve(data: ModelData, wrt) -> list[Variable]:
-    """The variables named in ``wrt`` (a name or a sequence of distinct names).
+    """Return the variables named in ``wrt`` (a name or a sequence of distinct names).
 
     Raises
     ------
@@ -175,8 +189,11 @@ class ParameterMap:
     subs: dict
 
     def vector(self, base: np.ndarray, values: dict[int, float] | None = None) -> np.ndarray:
-        """The extended parameter vector: the base values (substituted entries then unused)
-        and the appended ones; ``values`` overrides variables by position in ``wrt``."""
+        """Return the extended parameter vector.
+
+        The base values (substituted entries then unused) and the appended ones; ``values``
+        overrides variables by position in ``wrt``.
+        """
         vec = np.concatenate([np.asarray(base, dtype=float), self.extra_values])
         for j, v in (values or {}).items():
             vec[self.par_index[j]] = v
@@ -184,9 +201,11 @@ class ParameterMap:
 
 
 def substitution(data: ModelData, variables: list[Variable]) -> ParameterMap:
-    """The extended parameter vector and the substitution of derived parameters (see the
-    module docstring): ``g`` and masses use their own base entries (``("g",)``,
-    ``("bar", i, "mass")``), lengths and initial-state entries are appended."""
+    """Return the extended parameter vector and the substitution of derived parameters.
+
+    See the module docstring: ``g`` and masses use their own base entries (``("g",)``,
+    ``("bar", i, "mass")``), lengths and initial-state entries are appended.
+    """
     layout = parameter_layout(data)
     index = {key: k for k, (key, _) in enumerate(layout)}
     n_base = len(layout)

@@ -1,9 +1,9 @@
-"""The result of :func:`~quivira.sensitivity.sensitivities`: jets, Taylor map, uncertainty.
+r"""The result of :func:`~quivira.sensitivity.sensitivities`: jets, Taylor map, uncertainty.
 
 A *jet* (see :mod:`.jets`) holds, for every multi-index :math:`α` with :math:`|α| ≤ k`, the
 derivative :math:`∂^α y` of an output at the expansion point :math:`w_0`; the Taylor map is
 
-.. math:: y(w_0 + δ) ≈ T_k(δ) = \\sum_{|α| ≤ k} \\frac{∂^α y}{α!}\\, δ^α .
+.. math:: y(w_0 + δ) ≈ T_k(δ) = \sum_{|α| ≤ k} \frac{∂^α y}{α!}\, δ^α .
 """
 
 from __future__ import annotations
@@ -33,8 +33,10 @@ def _derivative_label(alpha: tuple[int, ...], names: list[str]) -> str:
 
 @dataclass(frozen=True)
 class Normal:
-    """An independent normal distribution of one variable: standard deviation ``sd``,
-    mean ``mean`` (default: the expansion point)."""
+    """An independent normal distribution of one variable.
+
+    Standard deviation ``sd``, mean ``mean`` (default: the expansion point).
+    """
 
     sd: float
     mean: float | None = None
@@ -50,14 +52,14 @@ class Uniform:
 
 @dataclass
 class Propagation:
-    """Mean and covariance of outputs under independent parameter distributions.
+    r"""Mean and covariance of outputs under independent parameter distributions.
 
     Attributes
     ----------
     mean : numpy.ndarray
         ``(n_t, n_out)`` (``(n_out,)`` for event times): :math:`E[T_k(δ)]`.
     cov : numpy.ndarray
-        ``(n_t, n_out, n_out)``: :math:`\\mathrm{Cov}[T_k(δ)]`.
+        ``(n_t, n_out, n_out)``: :math:`\mathrm{Cov}[T_k(δ)]`.
     labels : list[str]
         The outputs.
     t : numpy.ndarray
@@ -123,8 +125,10 @@ class Sensitivities:
     # ------------------------------------------------------------------ access
     @property
     def derivative_labels(self) -> list[str]:
-        """Readable label of each multi-index (``"value"``, ``"∂/∂g"``,
-        ``"∂^2/∂g ∂th0"``)."""
+        """Readable label of each multi-index.
+
+        For example ``"value"``, ``"∂/∂g"``, ``"∂^2/∂g ∂th0"``.
+        """
         return [_derivative_label(a, self.wrt) for a in self.mindex]
 
     @property
@@ -143,9 +147,11 @@ class Sensitivities:
         return self.arrays[kind]
 
     def array(self, kind: str = "state"):
-        """The jets of an output kind as a labelled array: an ``xarray.DataArray`` with dims
-        ``("t", "output", "derivative")`` where xarray is installed, else
-        ``(numpy array, coordinates)``."""
+        """Return the jets of an output kind as a labelled array.
+
+        An ``xarray.DataArray`` with dims ``("t", "output", "derivative")`` where xarray is
+        installed, else ``(numpy array, coordinates)``.
+        """
         labels, jets = self._raw(kind)
         coords = {"t": self.t[: jets.shape[0]] if kind != "event_time"
                   else [e["t"] for e in self.events][:1],
@@ -158,6 +164,7 @@ class Sensitivities:
                             name=kind, attrs={"wrt": list(self.wrt), "order": self.order})
 
     def __getitem__(self, kind: str):
+        """Return the jets of the output kind ``kind`` (as :meth:`array`)."""
         return self.array(kind)
 
     def _alpha(self, wrt: str | Sequence[str]) -> int:
@@ -173,11 +180,14 @@ class Sensitivities:
         return self.mindex.index(tuple(alpha))
 
     def derivative(self, kind: str, output: str, wrt: str | Sequence[str] = ()) -> np.ndarray:
-        """:math:`∂^α y` along the output times (one value for an event time), ``wrt`` a
-        name (first derivative) or a list of names (a mixed derivative; ``()``: the value).
+        """Return :math:`∂^α y` along the output times (one value for an event time).
+
+        ``wrt`` is a name (first derivative) or a list of names (a mixed derivative; ``()``: the
+        value).
 
         Example: ``sens.derivative("state", "th0", ["g", "g"])`` is
-        :math:`∂^2θ_0/∂g^2(t)`."""
+        :math:`∂^2θ_0/∂g^2(t)`.
+        """
         labels, jets = self._raw(kind)
         if output not in labels:
             raise ValueError(f"unknown output {output!r} of {kind!r}; available: {labels}")
@@ -213,7 +223,7 @@ class Sensitivities:
 
     def taylor_map(self, point: Mapping | Sequence | np.ndarray,
                    kind: str | None = None) -> dict | np.ndarray:
-        """Outputs predicted at other values of the variables, :math:`T_k(w - w_0)`.
+        """Predict the outputs at other values of the variables, :math:`T_k(w - w_0)`.
 
         Parameters
         ----------
@@ -239,11 +249,13 @@ class Sensitivities:
     # ------------------------------------------------------------------ uncertainty
     def validity_radius(self, kind: str = "state", outputs: Sequence[str] | None = None
                         ) -> dict[str, float]:
-        """Per variable :math:`w_j`, the ratio estimate of the radius within which the terms
-        of the map along :math:`w_j` still decrease,
+        r"""Estimate, per variable :math:`w_j`, the radius within which the Taylor map holds.
 
-        .. math:: ρ_j = \\min_{y} \\frac{\\max_t |∂_j^{k-1} y(t)|/(k-1)!}
-            {\\max_t |∂_j^{k} y(t)|/k!},
+        The ratio estimate of the radius within which the terms of the map along :math:`w_j`
+        still decrease,
+
+        .. math:: ρ_j = \min_{y} \frac{\max_t |∂_j^{k-1} y(t)|/(k-1)!}
+            {\max_t |∂_j^{k} y(t)|/k!},
 
         over the outputs (all of ``kind``, or ``outputs``; the maxima over the output times
         keep a derivative that crosses zero at some time from faking a small radius; outputs
@@ -251,7 +263,8 @@ class Sensitivities:
         the last term of the map exceeds the one before it and the truncated series cannot
         be trusted; well inside, the truncation
         error is about the first omitted term. Needs ``order >= 2`` (``inf`` where the
-        highest-order derivatives vanish)."""
+        highest-order derivatives vanish).
+        """
         if self.order < 2:
             raise ValueError("validity_radius needs sensitivities of order >= 2 (it compares "
                              "the last two orders of the map)")
@@ -276,17 +289,17 @@ class Sensitivities:
 
     def propagate(self, distribution: Mapping[str, Any], kind: str = "state",
                   outputs: Sequence[str] | None = None) -> Propagation:
-        """Mean and covariance of outputs when the variables are independent random values.
+        r"""Mean and covariance of outputs when the variables are independent random values.
 
-        With :math:`δ = w - w_0` and the Taylor map :math:`T_k(δ) = \\sum_α c_α δ^α/α!`,
+        With :math:`δ = w - w_0` and the Taylor map :math:`T_k(δ) = \sum_α c_α δ^α/α!`,
 
-        .. math:: E[T_k] = \\sum_α \\frac{c_α}{α!} E[δ^α], \\qquad
-            \\mathrm{Cov}[T_k] = \\sum_{α,β} \\frac{c_α c_β^T}{α!\\,β!}
-            \\big(E[δ^{α+β}] - E[δ^α] E[δ^β]\\big),
+        .. math:: E[T_k] = \sum_α \frac{c_α}{α!} E[δ^α], \qquad
+            \mathrm{Cov}[T_k] = \sum_{α,β} \frac{c_α c_β^T}{α!\,β!}
+            \big(E[δ^{α+β}] - E[δ^α] E[δ^β]\big),
 
-        exact moments of the polynomial (:math:`E[δ^α] = \\prod_j E[δ_j^{α_j}]`,
+        exact moments of the polynomial (:math:`E[δ^α] = \prod_j E[δ_j^{α_j}]`,
         independence). At order 1 the mean is the nominal output (no correction); order 2
-        adds the :math:`\\tfrac12 ∂^2 y\\, σ^2` correction of the mean and the quadratic
+        adds the :math:`\tfrac12 ∂^2 y\, σ^2` correction of the mean and the quadratic
         terms of the covariance (its :math:`σ^4` terms are then complete only if third
         derivatives are negligible). The estimate holds while the spread stays within
         :meth:`validity_radius` (``within`` says so; with ``order=1`` it cannot be checked

@@ -1,5 +1,6 @@
-"""Sweeps and ensembles: many variants of a model in heyoka batch mode, on threads or on the
-workers of any ``concurrent.futures`` executor (Dask included).
+"""Sweeps and ensembles: many variants of a model in heyoka batch mode.
+
+On threads or on the workers of any ``concurrent.futures`` executor (Dask included).
 
 ``quivira.sweep(model, values, t_end)`` (see :func:`~quivira.sweeps.run.sweep`) and
 ``quivira.grid(...)`` (all combinations of value axes).

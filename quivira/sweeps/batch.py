@@ -62,10 +62,13 @@ _DIRECTIONS = {"any": hy.event_direction.any, "up": hy.event_direction.positive,
 # ---------------------------------------------------------------------- compiled code
 @dataclass
 class Context:
-    """Compiled code of one topology as one thread sees it: the process's scalar simulator
+    """Compiled code of one topology as one thread sees it.
+
+    Compiled code of one topology as one thread sees it: the process's scalar simulator
     and compiled system (whose output functions all threads share), the thread's own copy of
     the batch integrator (None: scalar only, ``reason``), and, on first need, the thread's
-    own scalar simulator for fallback runs (so that they run in parallel)."""
+    own scalar simulator for fallback runs (so that they run in parallel).
+    """
 
     sim: Simulator
     cs: CompiledSystem
@@ -78,7 +81,7 @@ class Context:
     _fallback: Simulator | None = None
 
     def fallback(self) -> Simulator:
-        """This thread's scalar simulator (compiles on first use)."""
+        """Return the thread's scalar simulator (compiled on first use)."""
         if self._fallback is None:
             self._fallback = Simulator(solver=self.settings["solver"])
         return self._fallback
@@ -98,20 +101,21 @@ def _model_from_dict(model_dict: dict):
 
 
 def batch_size() -> int:
-    """heyoka's recommended SIMD width (lanes of a batch integrator) on this machine."""
+    """Heyoka's recommended SIMD width (lanes of a batch integrator) on this machine."""
     return int(hy.recommended_simd_size())
 
 
 def build_batch_integrator(cs: CompiledSystem, size: int, threshold_index: int
                            ) -> tuple[Any, list, str | None]:
-    """``(ta, monitor, reason)``: ``hy.taylor_adaptive_batch`` of the system of ``cs`` with
-    ``size`` lanes, or ``(None, [], reason)`` when the topology has element events that only
-    the scalar simulator handles.
+    r"""Build ``(ta, monitor, reason)``: the batch integrator of the system of ``cs``.
+
+    ``ta`` is ``hy.taylor_adaptive_batch`` with ``size`` lanes, or ``(None, [], reason)``
+    when the topology has element events that only the scalar simulator handles.
 
     The singularity monitor is one terminal event per lane instead of the scalar simulator's
     one per pivot ratio :math:`r_k = d_k/W_{kk}`: the harmonic combination
-    :math:`h = (\\sum_k 1/r_k)^{-1}` falling through ``p_thr`` (``hy.par[threshold_index]``).
-    Since :math:`\\min_k r_k / m \\le h \\le \\min_k r_k`, a lane in which any ratio falls below
+    :math:`h = (\sum_k 1/r_k)^{-1}` falling through ``p_thr`` (``hy.par[threshold_index]``).
+    Since :math:`\min_k r_k / m \le h \le \min_k r_k`, a lane in which any ratio falls below
     the threshold stops there or earlier (it is then run in the scalar simulator, with its
     exact monitor); event detection costs one root search per step instead of ``m``.
     """
@@ -141,8 +145,11 @@ def build_batch_integrator(cs: CompiledSystem, size: int, threshold_index: int
 
 
 def shared_system(model_dict: dict | None, key: tuple, settings: dict, model=None) -> tuple:
-    """``(sim, cs, ta, singular_events, reason, compile_s)`` of the topology ``key`` in this
-    process, compiled on first use (``ta``: the master batch integrator, copied per thread)."""
+    """Return ``(sim, cs, ta, singular_events, reason, compile_s)`` of the topology ``key``.
+
+    In this process, compiled on first use (``ta``: the master batch integrator, copied per
+    thread).
+    """
     with _shared_lock:
         entry = _shared.get(key)
         if entry is None:
@@ -168,7 +175,7 @@ def shared_system(model_dict: dict | None, key: tuple, settings: dict, model=Non
 
 
 def context(model_dict: dict, key: tuple, settings: dict) -> Context:
-    """The thread's view of the compiled code of the topology ``key``."""
+    """Return the thread's view of the compiled code of the topology ``key``."""
     cache = getattr(_local, "contexts", None)
     if cache is None:
         cache = _local.contexts = {}
@@ -184,10 +191,13 @@ def context(model_dict: dict, key: tuple, settings: dict) -> Context:
 # ---------------------------------------------------------------------- variants
 @dataclass
 class Prepared:
-    """The numbers of the variants of a group: base parameter vectors (``parameter_layout``
+    """The numbers of the variants of a group.
+
+    The numbers of the variants of a group: base parameter vectors (``parameter_layout``
     order, the singularity threshold set) ``base`` (k, n_base), initial states ``state0``
     (k, 2n), and per variant whether it must run in the scalar simulator (``scalar`` reason
-    or None)."""
+    or None).
+    """
 
     base: np.ndarray
     state0: np.ndarray
@@ -195,8 +205,11 @@ class Prepared:
 
 
 class Preparer:
-    """Applies the values of variants to a scratch copy of a model: parameters through the
-    model's setters, then a consistent initial state (see :mod:`quivira.sweeps.values`)."""
+    """Applies the values of variants to a scratch copy of a model.
+
+    Parameters through the model's setters, then a consistent initial state (see
+    :mod:`quivira.sweeps.values`).
+    """
 
     def __init__(self, model_dict: dict, keys: list[str], settings: dict, model=None,
                  key: tuple | None = None) -> None:
@@ -221,20 +234,24 @@ class Preparer:
 
     @property
     def cs(self) -> CompiledSystem:
-        """The scalar compiled system of the template (for the constraint checks): the
-        process's shared one of the topology."""
+        """The scalar compiled system of the template (for the constraint checks).
+
+        The process's shared one of the topology.
+        """
         if self.key is not None:
             return shared_system(None, self.key, self.settings, model=self.template)[1]
         return self.sim.compiled(self.template._data, self.settings["tol"],
                                  self.settings["purpose"])
 
     def data(self, row: dict, state0: np.ndarray | None = None):
-        """The model data of a variant (``row``: key -> value); with ``state0``, that
-        initial state (as prepared before).
+        """Return the model data of a variant (``row``: key -> value).
+
+        With ``state0``, that initial state (as prepared before).
 
         Bar masses and lengths, g and the stabilization rate are set on a copy of the
         template's data after the checks of their setters; other keys go through the model's
-        setters on a scratch copy of the model."""
+        setters on a scratch copy of the model.
+        """
         if self.slow_keys:
             scratch = self.scratch
             scratch._editor.commit(self.template._data, "sweep variant")
@@ -257,9 +274,11 @@ class Preparer:
         return data
 
     def prepare(self, rows: list[dict], indices: list[int] | None = None) -> Prepared:
-        """Parameters and consistent initial states of ``rows``, all variants at once; a
-        TypeError or ValueError names the variant (its number in ``indices``) and what is
-        wrong."""
+        """Prepare parameters and consistent initial states of ``rows``, all variants at once.
+
+        A TypeError or ValueError names the variant (its number in ``indices``) and what is
+        wrong.
+        """
         names = list(range(len(rows))) if indices is None else list(indices)
         datas, bases = [], []
         for r, row in enumerate(rows):
@@ -279,10 +298,13 @@ class Preparer:
 
     def _states(self, datas: list, rows: list[dict], base: np.ndarray, names: list
                 ) -> tuple[np.ndarray, list]:
-        """Consistent initial states of all variants (see :mod:`quivira.sweeps.values`):
+        """Compute consistent initial states of all variants.
+
+        Consistent initial states of all variants (see :mod:`quivira.sweeps.values`):
         Gauss–Newton with the swept positions held (followed in stages of at most 0.2 from
         the model's pose, so the assembly stays on the drawn branch), then the velocities
-        with the swept ones held, and a rank test of J for redundant rows."""
+        with the swept ones held, and a rank test of J for redundant rows.
+        """
         n, cs = self.n, self.cs
         V = len(datas)
         P = np.array([cs.parameters(b) for b in base])
@@ -351,8 +373,11 @@ class Preparer:
 
 def geometry_batch(cs: CompiledSystem, q: np.ndarray, qd: np.ndarray, P: np.ndarray
                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(F, J, J q̇)`` at t = 0 of many states at once (one call of the compiled outputs
-    function, one parameter vector per state): shapes (V, m), (V, m, n), (V, m)."""
+    """Return ``(F, J, J q̇)`` at t = 0 of many states at once.
+
+    One call of the compiled outputs function, one parameter vector per state: shapes
+    (V, m), (V, m, n), (V, m).
+    """
     cf = cs.outputs
     V, m = q.shape[0], cs.m
     X = np.ascontiguousarray(np.hstack([q, qd]).T)
@@ -370,10 +395,13 @@ def geometry_batch(cs: CompiledSystem, q: np.ndarray, qd: np.ndarray, P: np.ndar
 def hold_positions_batch(cs: CompiledSystem, q: np.ndarray, qd: np.ndarray, P: np.ndarray,
                          held: np.ndarray, weights: np.ndarray, tol: np.ndarray, k_hol: int,
                          max_iter: int) -> tuple[np.ndarray, np.ndarray]:
-    """Gauss–Newton on the holonomic rows :math:`F(q) = 0` of many variants at once, moving
+    r"""Solve the holonomic rows of many variants at once by Gauss–Newton.
+
+    Gauss–Newton on the holonomic rows :math:`F(q) = 0` of many variants at once, moving
     only the coordinates not ``held``: :math:`Δq_f = -W_f^{-1}(J_f W_f^{-1})^+ F` per variant
-    (``W`` the coordinate weights), until :math:`\\max|F|` <= ``tol`` or it stops
-    decreasing. Returns ``(q, max |F|)``."""
+    (``W`` the coordinate weights), until :math:`\max|F|` <= ``tol`` or it stops
+    decreasing. Returns ``(q, max |F|)``.
+    """
     q = q.copy()
     free = ~held
     w = weights[:, free]
@@ -395,9 +423,11 @@ def hold_positions_batch(cs: CompiledSystem, q: np.ndarray, qd: np.ndarray, P: n
 
 
 def min_norm_solve(A: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Per stacked system the minimum-norm solution of :math:`A x = b`,
-    :math:`x = A^T (A A^T + εI)^{-1} b` with :math:`ε = 10^{-13}\\,\\mathrm{tr}(AA^T)/m` (a
-    tiny regularization, so that consistent redundant rows do no harm)."""
+    r"""Return the minimum-norm solution of :math:`A x = b` per stacked system.
+
+    :math:`x = A^T (A A^T + εI)^{-1} b` with :math:`ε = 10^{-13}\,\mathrm{tr}(AA^T)/m` (a
+    tiny regularization, so that consistent redundant rows do no harm).
+    """
     G = A @ np.swapaxes(A, 1, 2)
     m = G.shape[1]
     if m == 0:
@@ -410,9 +440,11 @@ def min_norm_solve(A: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def hold_velocities_batch(qd: np.ndarray, held: np.ndarray, J: np.ndarray, v: np.ndarray,
                           mass: np.ndarray) -> np.ndarray:
-    """Per variant the velocities nearest ``qd`` in the mass metric with :math:`J\\dot q = 0`
-    (``v`` = :math:`J\\dot q` now), the ``held`` entries kept: :math:`Δ\\dot q_f =
-    -M_f^{-1/2}(J_f M_f^{-1/2})^+ v`."""
+    r"""Project the velocities of every variant onto :math:`J\dot q = 0`, ``held`` ones kept.
+
+    The velocities nearest ``qd`` in the mass metric (``v`` = :math:`J\dot q` now):
+    :math:`Δ\dot q_f = -M_f^{-1/2}(J_f M_f^{-1/2})^+ v`.
+    """
     qd = qd.copy()
     free = ~held
     s = 1.0 / np.sqrt(mass[:, free])
@@ -424,8 +456,11 @@ def hold_velocities_batch(qd: np.ndarray, held: np.ndarray, J: np.ndarray, v: np
 
 # ---------------------------------------------------------------------- integration
 def _guard_needed(ta, lanes: int) -> np.ndarray:
-    """Per lane: whether heyoka's first step would be unreliable (the last two Taylor orders
-    vanish at the start; see ``first_step_guard``). The integrator's state is restored."""
+    """Return, per lane, whether heyoka's first step would be unreliable.
+
+    The last two Taylor orders vanish at the start (see ``first_step_guard``). The
+    integrator's state is restored.
+    """
     state, t0 = np.array(ta.state), np.array(ta.time)
     ta.step(max_delta_t=np.full(ta.batch_size, 1e-300), write_tc=True)
     tc = np.abs(np.asarray(ta.tc))  # (n_vars, order + 1, lanes)
@@ -510,12 +545,12 @@ def integrate_lanes(ctx: Context, pars: np.ndarray, states: np.ndarray, grid: np
 # ---------------------------------------------------------------------- outputs
 def lane_outputs(cs: CompiledSystem, states: np.ndarray, base: np.ndarray, grid: np.ndarray,
                  want_lambda: bool) -> dict:
-    """Energy error and max |λ| of variants integrated in batch mode.
+    r"""Energy error and max |λ| of variants integrated in batch mode.
 
     ``states`` (k, n_points, n_vars), ``base`` (k, n_base). The relative energy error is that
     of :meth:`~quivira.model.trajectory.Trajectory.relative_energy_error`:
-    :math:`\\max_t |E(t) - E(0) - W_{in}(t) + D(t)| / \\max(|E(0)|, \\max_t T, \\max_t
-    |W_{in}|, \\max_t D)` (the ledger terms only for non-conservative models).
+    :math:`\max_t |E(t) - E(0) - W_{in}(t) + D(t)| / \max(|E(0)|, \max_t T, \max_t
+    |W_{in}|, \max_t D)` (the ledger terms only for non-conservative models).
     """
     k, n_t, n_vars = states.shape
     n = cs.n
@@ -550,9 +585,11 @@ def _events(traj) -> list[dict]:
 
 
 def scalar_variant(ctx: Context, data, settings: dict, want_lambda: bool) -> dict:
-    """One variant in the scalar simulator (``Simulator.simulate``, as ``model.simulate``):
-    its states on the grid (NaN after a stop), status and outputs; exceptions become a
-    status."""
+    """Run one variant in the scalar simulator (``Simulator.simulate``, as ``model.simulate``).
+
+    Its states on the grid (NaN after a stop), status and outputs; exceptions become a
+    status.
+    """
     n_points = settings["n_points"]
     status, t_status, message, traj = "ok", np.nan, "", None
     try:

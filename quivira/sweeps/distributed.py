@@ -1,5 +1,7 @@
-"""Executing the blocks of a sweep: threads of this process, or any ``concurrent.futures``
-executor, with a progress bar and a clean stop on Ctrl-C.
+"""Executing the blocks of a sweep.
+
+Threads of this process, or any ``concurrent.futures`` executor, with a progress bar and a
+clean stop on Ctrl-C.
 
 Every task is :func:`quivira.sweeps.batch.run_block` applied to the model's
 :meth:`~quivira.bar_joint_model.to_dict` data (plain JSON) and a block of values and prepared
@@ -36,8 +38,11 @@ from .batch import run_block
 
 
 def progress_bar(total: int, enabled: bool):
-    """A notebook-aware tqdm bar (``tqdm.auto``: variants done / total, rate and ETA), or a
-    silent stand-in when disabled or tqdm is missing."""
+    """Return a notebook-aware tqdm bar, or a silent stand-in.
+
+    ``tqdm.auto``: variants done / total, rate and ETA; the stand-in when disabled or tqdm is
+    missing.
+    """
     if enabled:
         try:
             from tqdm.auto import tqdm

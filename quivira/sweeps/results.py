@@ -18,7 +18,7 @@ STATUSES = ("ok", "singular", "diverged", "budget", "error", "cancelled")
 
 @dataclass
 class SweepResult:
-    """Per-variant outputs of :func:`quivira.sweep`.
+    r"""Per-variant outputs of :func:`quivira.sweep`.
 
     Attributes
     ----------
@@ -35,7 +35,7 @@ class SweepResult:
     final_state : ndarray (n_variants, 2n)
         ``[q, qd]`` at ``t_end`` (NaN for a variant that stopped earlier).
     max_abs_lambda : ndarray (n_variants, n_constraints)
-        :math:`\\max_t |\\lambda_k|` over the output times, per constraint row (N, or N m).
+        :math:`\max_t |\lambda_k|` over the output times, per constraint row (N, or N m).
     energy_error : ndarray (n_variants,)
         ``Trajectory.relative_energy_error()`` of each variant.
     status : ndarray of str (n_variants,)
@@ -75,6 +75,7 @@ class SweepResult:
     attrs: dict = field(default_factory=dict)
 
     def __len__(self) -> int:
+        """Return the number of variants."""
         return len(self.status)
 
     @property
@@ -88,7 +89,7 @@ class SweepResult:
         return self.status == "ok"
 
     def variant(self, i: int) -> dict:
-        """The swept values of variant ``i``."""
+        """Return the swept values of variant ``i``."""
         if isinstance(i, bool) or not isinstance(i, (int, np.integer)):
             raise TypeError(f"variant index must be an integer, got {i!r}")
         if not 0 <= i < self.n_variants:
@@ -96,9 +97,12 @@ class SweepResult:
         return {k: self.values[k][i] for k in self.keys}
 
     def to_pandas(self):
-        """The scalar outputs as a ``pandas.DataFrame`` indexed by variant: the swept values,
-        ``status``, ``t_status``, ``message``, ``energy_error``, ``n_events``, the final state
-        (``final x0``, ..., ``final vx0``, ...) and ``max|λ| <label>`` per constraint row."""
+        """Return the scalar outputs as a ``pandas.DataFrame`` indexed by variant.
+
+        The swept values, ``status``, ``t_status``, ``message``, ``energy_error``, ``n_events``,
+        the final state (``final x0``, ..., ``final vx0``, ...) and ``max|λ| <label>`` per
+        constraint row.
+        """
         import pandas as pd
 
         cols: dict = {k: self.values[k] for k in self.keys}
@@ -116,7 +120,7 @@ class SweepResult:
         return df
 
     def to_xarray(self):
-        """The results as an ``xarray.Dataset`` (xarray is an optional dependency).
+        """Return the results as an ``xarray.Dataset`` (xarray is an optional dependency).
 
         Data variables: ``q`` (variant, time, coordinate), ``qd`` (variant, time, velocity),
         ``final_q`` (variant, coordinate), ``final_qd`` (variant, velocity),
@@ -171,6 +175,7 @@ class SweepResult:
                 f"{a.get('variants_per_s', float('nan')):.4g} variants/s")
 
     def __repr__(self) -> str:
+        """Return ``<SweepResult ...>`` with the summary."""
         return f"<SweepResult {self.summary()}>"
 
 

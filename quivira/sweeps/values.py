@@ -1,4 +1,4 @@
-"""The values of a sweep: parsing, key names, and the data and initial state of each variant.
+r"""The values of a sweep: parsing, key names, and the data and initial state of each variant.
 
 A sweep's ``values`` give, per variant, numbers for some *keys* of the model:
 
@@ -20,7 +20,7 @@ key                                   what it sets (through the model's own sett
 Initial positions that are swept are *held*: the other coordinates are moved the least (in
 the metric :math:`Δx^2 + Δy^2 + (LΔθ)^2`) to satisfy the holonomic constraints
 :math:`F(q) = 0` by Gauss–Newton; swept velocities are held likewise and the others projected
-onto :math:`J\\dot q = 0` in the mass metric. A length change also reassembles the pose.
+onto :math:`J\dot q = 0` in the mass metric. A length change also reassembles the pose.
 """
 
 from __future__ import annotations
@@ -47,6 +47,7 @@ class Grid:
     axes: tuple[tuple[str, tuple], ...]
 
     def __len__(self) -> int:
+        """Return the number of variants: the product of the axes' lengths."""
         n = 1
         for _, v in self.axes:
             n *= len(v)
@@ -60,7 +61,7 @@ class Grid:
 
 
 def grid(*args: Mapping[str, Any], **axes: Any) -> Grid:
-    """The outer product of value axes: every combination is one variant.
+    """Build the outer product of value axes: every combination is one variant.
 
     Parameters
     ----------
@@ -114,8 +115,10 @@ def _as_list(v: Any, key: str) -> list:
 
 
 def parse_values(values: Any) -> tuple[list[str], dict[str, list], int]:
-    """``(keys, table, n_variants)`` of a mapping ``{key: values}``, a list of dicts or a
-    :class:`Grid`; ``table[key]`` has one entry per variant.
+    """Return ``(keys, table, n_variants)`` of the values of a sweep.
+
+    Of a mapping ``{key: values}``, a list of dicts or a :class:`Grid`; ``table[key]`` has one
+    entry per variant.
 
     Raises
     ------
@@ -207,9 +210,11 @@ def check_keys(model, keys: list[str]) -> None:
 
 
 def apply_value(model, key: str, value: Any) -> None:
-    """Set ``key`` to ``value`` on ``model`` through its public setter (validated there: a
-    TypeError or ValueError names the problem). Initial-state keys are handled by
-    :class:`quivira.sweeps.batch.Preparer`, not here."""
+    """Set ``key`` to ``value`` on ``model`` through its public setter.
+
+    Validated there: a TypeError or ValueError names the problem. Initial-state keys are
+    handled by :class:`quivira.sweeps.batch.Preparer`, not here.
+    """
     if key == "g":
         model.set_g(value)
     elif key == "stabilization":
@@ -254,13 +259,16 @@ def check_number(key: str, value: Any, variant: int) -> float:
 
 
 def fast_setter(key: str, data=None):
-    """For ``g``, ``stabilization``, bar masses and lengths, spring values and named
+    """Return a fast setter of a sweep key on model data, or None.
+
+    For ``g``, ``stabilization``, bar masses and lengths, spring values and named
     parameters: ``setter(data, value)`` that sets the value on a
     :class:`~quivira.model.data.ModelData` copy (with its own element lists) as the model's
     setter does, with the same checks (a length keeps the bar's centre and angle, as
     ``set_bar_length``; a spring is replaced by ``with_values``, as ``set_spring``); None for
     other keys (they go through the model's setters). ``data``: the template's data, to find
-    named elements."""
+    named elements.
+    """
     from ..model.elements.actuators import Parameter
     from ..model.elements.spring_damper import SpringDamper
     from ..model.elements.torsional_spring import TorsionalSpring

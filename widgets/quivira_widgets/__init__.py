@@ -15,6 +15,9 @@ Panels, each usable alone on a :class:`quivira.BarJointModel` and composed in
   trajectory frames, constraint forces, bars coloured by axial force, mode shapes.
 * :class:`StaticsPanel` — the equilibrium (pose, verdict, member forces, reactions) and the
   N/V/M diagrams of a bar.
+* :class:`SensitivityPanel` — the derivatives of a chosen output (a coordinate, a multiplier
+  or its peak, an energy) with respect to each parameter, as a bar chart (raw, relative or
+  scaled by a tolerance).
 * :class:`MatrixInspector` — M, J, W and λ at a state: structure, rank, conditioning,
   formulas, colour bars in their units.
 * :class:`MotionPlayer` — simulate with progress, play in real time at 0.1×–4×, plot
@@ -37,6 +40,7 @@ from ._files import WorkFolder
 from .editor import ModelEditor
 from .inspector import MatrixInspector
 from .player import MotionPlayer
+from .sensitivity import SensitivityPanel
 from .statics import StaticsPanel
 from .studio import Studio
 from .view import ModelView
@@ -49,6 +53,7 @@ __all__ = [
     "ModelEditor",
     "ModelView",
     "MotionPlayer",
+    "SensitivityPanel",
     "StaticsPanel",
     "Studio",
     "WorkFolder",

@@ -1,13 +1,13 @@
-"""The view's drawing of particles, rigid bodies and the body elements of issue 21.
+r"""The view's drawing of particles, rigid bodies and the body elements of issue 21.
 
 Symbols, all moving with the motion (``q`` in the drawing layout of three numbers per body,
 :func:`quivira_widgets._geometry.expand_q`):
 
 * a **particle** (``model.add_particle``): a dot at :math:`(x_i, y_i)`, its area growing with
-  its mass, :math:`s = 30 + 150\\,m_i/m_{max}` (points²);
+  its mass, :math:`s = 30 + 150\,m_i/m_{max}` (points²);
 * a **rigid body** (``model.add_body``) by its shape: a *disc* of radius :math:`R` as a circle
-  about its mass centre with a radius line to :math:`c + R(\\cos θ, \\sin θ)` showing its
-  rotation; a *plate* :math:`w × h` as the rectangle :math:`c + R(θ)(\\pm w/2, \\pm h/2)`;
+  about its mass centre with a radius line to :math:`c + R(\cos θ, \sin θ)` showing its
+  rotation; a *plate* :math:`w × h` as the rectangle :math:`c + R(θ)(\pm w/2, \pm h/2)`;
   a body without shape as a small cross; its named attachment points
   :math:`c + R(θ)(u, v)` as small dots with their names;
 * a **weld**: a filled square at the weld point of body b;
@@ -55,7 +55,7 @@ def particle_sizes(masses: np.ndarray) -> np.ndarray:
 
 
 def _world(q: np.ndarray, body: int | None, uv) -> np.ndarray:
-    """The point ``uv`` of ``body`` at ``q`` (three per body; ground: ``uv`` itself)."""
+    """Return the point ``uv`` of ``body`` at ``q`` (three per body; ground: ``uv`` itself)."""
     u, v = float(uv[0]), float(uv[1])
     if body is None:
         return np.array([u, v])
@@ -74,8 +74,9 @@ def _resolve(bars: list, body: int | None, ref) -> tuple[float, float]:
 
 
 class BodyLayer:
-    """Artists of particles, rigid bodies, welds, links, rolling contacts and motors
-    (module docstring).
+    """Artists of particles, rigid bodies, welds, links, rolling contacts and motors.
+
+    See the module docstring.
 
     Attributes
     ----------
@@ -187,8 +188,7 @@ class BodyLayer:
         self.motor_xy = np.zeros((0, 2))
 
     def _hinge(self, joints: list, sups: list, a: int | None, b: int) -> tuple:
-        """``(body, (u, v))`` of the point where a motor of bodies ``a`` and ``b`` is
-        drawn."""
+        """Return ``(body, (u, v))`` of the point where a motor of bodies ``a``, ``b`` is drawn."""
         bars = self._bars
         for jt in joints:
             if b in jt.bars and (a is None or a in jt.bars):
@@ -221,8 +221,10 @@ class BodyLayer:
 
     # ------------------------------------------------------------------ drawing
     def _rolling_spans(self, q: np.ndarray, snap: geo.Snapshot, trajectory) -> list:
-        """Along-line extents of every rolling line: the disc centre's projections over the
-        motion (or at ``q``) plus two radii."""
+        """Return the along-line extents of every rolling line.
+
+        The disc centre's projections over the motion (or at ``q``) plus two radii.
+        """
         key = (id(trajectory), len(self._rolls),
                None if trajectory is not None else q.tobytes())
         if key == self._span_key:
@@ -243,8 +245,10 @@ class BodyLayer:
         return spans
 
     def draw(self, q: np.ndarray, snap: geo.Snapshot, size: float, trajectory=None) -> np.ndarray:
-        """Place every artist for the (expanded) coordinates ``q``; returns the points drawn
-        ``(m, 2)`` (for the view's limits)."""
+        """Place every artist for the (expanded) coordinates ``q``.
+
+        Returns the points drawn ``(m, 2)`` (for the view's limits).
+        """
         q = np.asarray(q, dtype=float)
         pts = [np.zeros((0, 2))]
         xy = np.array([q[3 * i:3 * i + 2] for i in self.particles]).reshape(-1, 2)

@@ -1,13 +1,13 @@
-"""From a constraint row to the force it stands for: which element, which bar, which point.
+r"""From a constraint row to the force it stands for: which element, which bar, which point.
 
 Constraint rows are labelled ``"joint 2 · bar 3 · x"`` or ``"support 0 · y"`` (the model's
 ``constraint_labels``). A row of joint ``j`` naming bar ``b`` belongs to the force that joint
 ``j`` exerts on bar ``b``, applied at the joint's point of that bar; a support row to the force
 of the support on its bar, at the supported point. That force is, at a state,
 
-.. math:: F_{e,b} = \\sum_{r \\in e} (J_{r,x_b}, J_{r,y_b})\\,\\lambda_r
+.. math:: F_{e,b} = \sum_{r \in e} (J_{r,x_b}, J_{r,y_b})\,\lambda_r
 
-(the translational part of :math:`J^T\\lambda` on bar ``b`` from the rows of element ``e``),
+(the translational part of :math:`J^T\lambda` on bar ``b`` from the rows of element ``e``),
 which is what a trajectory's ``reactions`` hold along the motion. Other kinds of constraint
 (the rows of named constraints) have no single point of application: no arrow.
 """
@@ -40,8 +40,10 @@ class ForceTarget:
 
 
 def force_target(model, label: str) -> ForceTarget | None:
-    """The :class:`ForceTarget` of the row ``label`` of ``model`` (None for other kinds or
-    labels that do not match the model)."""
+    """Return the :class:`ForceTarget` of the row ``label`` of ``model``.
+
+    None for other kinds or labels that do not match the model.
+    """
     parts = [p.strip() for p in str(label).split("·")]
     if not parts:
         return None
@@ -68,7 +70,7 @@ def force_target(model, label: str) -> ForceTarget | None:
 
 
 def force_from_trajectory(trajectory, target: ForceTarget, frame: int) -> np.ndarray | None:
-    """The force (N) of ``target`` at ``frame`` from ``trajectory.reactions`` (None if absent)."""
+    """Return the force (N) of ``target`` at ``frame`` from ``trajectory.reactions``, or None."""
     for r in trajectory.reactions:
         if (r.kind, r.index, r.bar) == (target.kind, target.index, target.bar):
             return np.asarray(r.force[frame], dtype=float)
@@ -77,9 +79,11 @@ def force_from_trajectory(trajectory, target: ForceTarget, frame: int) -> np.nda
 
 def force_from_matrices(J: np.ndarray, lam: np.ndarray, labels: list[str],
                         target: ForceTarget, columns: list[int] | None = None) -> np.ndarray:
-    """The force (N) of ``target`` at one state from ``J`` and ``λ`` (see the module docs);
+    """Return the force (N) of ``target`` at one state from ``J`` and ``λ`` (see the module docs).
+
     ``columns``: the columns of the bar's x and y in J (``model.body_coordinates(bar)[:2]``;
-    default ``3 bar``, ``3 bar + 1``, right without particles)."""
+    default ``3 bar``, ``3 bar + 1``, right without particles).
+    """
     prefix = f"{target.kind} {target.index}"
     rows = [r for r, lb in enumerate(labels) if lb.split("·")[0].strip() == prefix]
     b = target.bar
@@ -90,6 +94,6 @@ def force_from_matrices(J: np.ndarray, lam: np.ndarray, labels: list[str],
 
 
 def reaction_label_of_row(label: str, model) -> str | None:
-    """The reaction label (``"joint 2 on bar 3"``) a constraint row belongs to, if any."""
+    """Return the reaction label (``"joint 2 on bar 3"``) a constraint row belongs to, if any."""
     t = force_target(model, label)
     return None if t is None else t.label

@@ -24,7 +24,7 @@ FORMATS = {"gif": "image/gif", "mp4": "video/mp4", "csv": "text/csv"}
 
 
 def ffmpeg_available() -> bool:
-    """True when an ``ffmpeg`` executable is on the PATH (MP4 export)."""
+    """Tell whether an ``ffmpeg`` executable is on the PATH (MP4 export)."""
     return shutil.which("ffmpeg") is not None
 
 
@@ -54,7 +54,7 @@ def render_frames(view, trajectory, frames: list[int],
 
 
 def gif_bytes(frames: list[np.ndarray], fps: int) -> bytes:
-    """An animated GIF (looping) of RGB ``frames`` at ``fps``."""
+    """Encode RGB ``frames`` at ``fps`` as an animated, looping GIF."""
     from PIL import Image
 
     first = Image.fromarray(frames[0]).quantize(colors=128, method=Image.Quantize.MEDIANCUT)

@@ -81,7 +81,7 @@ class NumberSpec:
         return f"{self.name} in {self.unit}" if self.unit else self.name
 
     def describe(self) -> str:
-        """The expected value, e.g. ``"a positive number up to 1e+06"``."""
+        """Return the expected value in words, e.g. ``"a positive number up to 1e+06"``."""
         if self.expected:
             return self.expected
         noun = "whole number" if self.integer else "number"
@@ -154,7 +154,7 @@ class NumberSpec:
 
 
 def format_number(value: float | None, integer: bool = False) -> str:
-    """The text shown for ``value`` (12 significant digits; "" for None)."""
+    """Return the text shown for ``value`` (12 significant digits; "" for None)."""
     if value is None:
         return ""
     if integer:
@@ -229,7 +229,7 @@ class _Field(widgets.VBox):
         self.remove_class("quivira-warned")
 
     def format(self, value) -> str:
-        """The text shown for ``value``."""
+        """Return the text shown for ``value``."""
         raise NotImplementedError
 
     def set_quietly(self, value, keep_text: bool = False) -> None:
@@ -312,7 +312,7 @@ class NumberField(_Field):
         self.set_quietly(value, keep_text=True)
 
     def format(self, value) -> str:
-        """The text shown for ``value``."""
+        """Return the text shown for ``value``."""
         return format_number(value, self.spec.integer)
 
     def check_value(self, value) -> None:
@@ -337,8 +337,10 @@ class NumberField(_Field):
         self.check_value(change["new"])
 
     def set_spec(self, spec: NumberSpec) -> None:
-        """Accept what ``spec`` accepts from now on (e.g. N·m instead of N): the unit beside
-        the box follows, and the value shown is checked again."""
+        """Accept what ``spec`` accepts from now on (e.g. N·m instead of N).
+
+        The unit beside the box follows, and the value shown is checked again.
+        """
         self.spec = spec
         self.unit.value = f'<span class="quivira-unit">{spec.unit}</span>' if spec.unit else ""
         if not self.error:
@@ -346,8 +348,9 @@ class NumberField(_Field):
 
 
 class OptionalNumberField(NumberField):
-    """A :class:`NumberField` that may be left empty: ``value`` is then None, which means
-    what ``placeholder`` says (e.g. "initial distance").
+    """A :class:`NumberField` that may be left empty.
+
+    ``value`` is then None, which means what ``placeholder`` says (e.g. "initial distance").
 
     Parameters
     ----------
@@ -376,7 +379,7 @@ class OptionalNumberField(NumberField):
         super()._on_text(change)
 
     def check_value(self, value) -> None:
-        """An empty value is fine; a number is checked as in :class:`NumberField`."""
+        """Accept an empty value; check a number as :class:`NumberField` does."""
         if value is None:
             self.clear_message()
             return
@@ -428,7 +431,7 @@ class ListField(_Field):
 
     @traitlets.validate("value")
     def _text_to_list(self, proposal) -> list:
-        """A string set from code is parsed as if typed (TraitError with the message)."""
+        """Parse a string set from code as if typed (TraitError with the message)."""
         v = proposal["value"]
         if isinstance(v, str):
             try:
@@ -442,7 +445,7 @@ class ListField(_Field):
                                        f"'0, 1', got {v!r}") from None
 
     def format(self, values: list) -> str:
-        """The text shown for a list."""
+        """Return the text shown for a list."""
         try:
             if self.kind == "index":
                 return ", ".join(str(int(v)) for v in values)

@@ -46,7 +46,7 @@ BACKENDS = ("auto", "ipympl", "static")
 
 
 def ipympl_available() -> bool:
-    """True when ipympl's widget canvas can be imported."""
+    """Tell whether ipympl's widget canvas can be imported."""
     try:
         import ipympl.backend_nbagg  # noqa: F401
     except ImportError:
@@ -73,7 +73,7 @@ def resolve_backend(backend: str) -> str:
 
 
 def png_rgba(pixels: np.ndarray) -> bytes:
-    """An RGBA image ``(h, w, 4)`` of uint8 as PNG bytes: rows unfiltered, deflate at level 1.
+    """Encode an RGBA image ``(h, w, 4)`` of uint8 as PNG bytes (unfiltered, deflate level 1).
 
     For the frame diffs of an animation (mostly transparent black) this is about twice as fast
     as Pillow's encoder, which tries a filter per row, for the same size.
@@ -105,7 +105,7 @@ def _ipympl_version() -> tuple[int, ...]:
 
 @functools.cache
 def _canvas_class():
-    """ipympl's ``Canvas``, with faster frame encoding where that is known to work.
+    """Ipympl's ``Canvas``, with faster frame encoding where that is known to work.
 
     WebAgg sends every frame as a PNG of the pixels that changed (the rest transparent
     black); encoding it unfiltered at zlib level 1 (:func:`png_rgba`) instead of Pillow's
@@ -242,8 +242,11 @@ class FigurePane:
 
     # ------------------------------------------------------------------ moving artists
     def animate(self, *artists: Artist, layer: str = "frame") -> None:
-        """Register artists that change: ``layer="frame"`` every frame, ``"data"`` with new
-        results (drawn over the kept background, see the module docstring)."""
+        """Register artists that change.
+
+        ``layer="frame"``: every frame, ``"data"``: with new results (drawn over the kept
+        background, see the module docstring).
+        """
         if layer not in ("frame", "data"):
             raise ValueError(f"layer must be 'frame' or 'data', got {layer!r}")
         for a in artists:
@@ -299,8 +302,10 @@ class FigurePane:
             self._publish()
 
     def update(self, data: bool = False) -> None:
-        """Draw the frame layer over the kept image (``data=True``: the data layer too);
-        a full draw when nothing is kept yet."""
+        """Draw the frame layer over the kept image (``data=True``: the data layer too).
+
+        A full draw when nothing is kept yet.
+        """
         if self._closed:
             return
         if self._hold:
@@ -349,7 +354,7 @@ class FigurePane:
             fig.draw_artist(a)
 
     def _publish(self, fast: bool = False) -> None:
-        """Static backend: encode the rendered buffer into the Image widget.
+        """Encode the rendered buffer into the Image widget (static backend).
 
         Full draws are PNG; the frequent foreground updates (animation frames) are JPEG at
         quality 92, which encodes about four times faster than PNG (the RGBA → RGB conversion
@@ -373,8 +378,10 @@ class FigurePane:
             self.widget.value = data
 
     def render_now(self) -> None:
-        """Render synchronously (also for ipympl, where drawing otherwise waits for the
-        browser); used by benchmarks and exports."""
+        """Render synchronously (also for ipympl, where drawing otherwise waits for the browser).
+
+        Used by benchmarks and exports.
+        """
         if self.backend == "ipympl":
             self._bg = self._bg_data = None
             self.figure.canvas.draw()
@@ -398,7 +405,7 @@ class FigurePane:
         return np.asarray(canvas.buffer_rgba()).copy()
 
     def png(self) -> bytes:
-        """The figure as PNG bytes (including the moving artists)."""
+        """Return the figure as PNG bytes (including the moving artists)."""
         with io.BytesIO() as out:
             self.figure.savefig(out, format="png", dpi=self.figure.dpi)
             data = out.getvalue()

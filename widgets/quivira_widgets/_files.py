@@ -49,12 +49,12 @@ class WorkFolder(traitlets.HasTraits):
         return p
 
     def resolve(self) -> Path:
-        """The folder as an absolute path (not created)."""
+        """Return the folder as an absolute path (not created)."""
         p = Path(os.path.expanduser(self.path))
         return p if p.is_absolute() else Path.cwd() / p
 
     def file(self, name: str, suffix: str) -> Path:
-        """The path of file ``name`` in the folder, made if needed.
+        """Return the path of file ``name`` in the folder, made if needed.
 
         ``name`` gets ``suffix`` (e.g. ``".json"``) when it has none.
 

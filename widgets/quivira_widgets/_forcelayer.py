@@ -34,8 +34,10 @@ ACTUATOR_COLOR = "#e65100"
 
 
 def _common_joint(joints: list, a: int | None, b: int) -> float | None:
-    """The point ``s`` of bar ``b`` at a joint (of ``joints``) it shares with bar ``a`` (None
-    if none)."""
+    """Return the point ``s`` of bar ``b`` at a joint (of ``joints``) it shares with bar ``a``.
+
+    None if there is none.
+    """
     if a is None:
         return None
     for jt in joints:
@@ -45,8 +47,10 @@ def _common_joint(joints: list, a: int | None, b: int) -> float | None:
 
 
 def _ground_anchor(supports: list, b: int) -> float:
-    """Where a torsional spring to ground is drawn on bar ``b``: its supported point (of
-    ``supports``), else its start."""
+    """Return where a torsional spring to ground is drawn on bar ``b``.
+
+    Its supported point (of ``supports``), else its start.
+    """
     for sp in supports:
         if sp.bar == b:
             return float(sp.s)
@@ -179,7 +183,7 @@ class ForceLayer:
         return a, b
 
     def _actuator_values(self, q: np.ndarray, trajectory, time: float | None):
-        """Forces ``(k, 2)`` (N, ground frame) and torques ``(k,)`` (N·m) to draw."""
+        """Return the forces ``(k, 2)`` (N, ground frame) and torques ``(k,)`` (N·m) to draw."""
         k = None
         if trajectory is not None and time is not None and trajectory.n_points:
             k = int(np.argmin(np.abs(trajectory.t - time)))
@@ -203,8 +207,11 @@ class ForceLayer:
         return forces, torques
 
     def _force_scale(self, trajectory, forces: np.ndarray) -> float:
-        """Metres per newton: the largest force over the motion (or now) is a quarter of the
-        model's size (one scale for all frames)."""
+        """Return the metres per newton of the force arrows.
+
+        The largest force over the motion (or now) is a quarter of the model's size (one scale
+        for all frames).
+        """
         key = (id(trajectory), tuple(self.force_names))
         if key != self._scale_key:
             mags = [np.hypot(*forces.T)] if len(forces) else []
@@ -273,7 +280,7 @@ class ForceLayer:
 
     @staticmethod
     def _hatches(ground: np.ndarray, towards: np.ndarray, width: float):
-        """A short ground line across each spring's axis at its ground end, with hatching."""
+        """Draw a short hatched ground line across each spring's axis at its ground end."""
         if len(ground) == 0:
             return np.zeros(0), np.zeros(0)
         d = ground - towards
@@ -291,7 +298,7 @@ class ForceLayer:
         return out[:, 0], out[:, 1]
 
     def fixed_points(self) -> np.ndarray:
-        """The ground points of the springs (to keep in view during a motion)."""
+        """Return the ground points of the springs (to keep in view during a motion)."""
         g = self._sp_ground
         return g[np.all(np.isfinite(g), axis=1)]
 

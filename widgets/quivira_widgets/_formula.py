@@ -16,8 +16,11 @@ MAX_NODES = 1500  # SymPy trees larger than this are shown as text, too
 
 
 def _param_symbols(sp, model) -> dict:
-    """``Symbol("par[i]")`` → SymPy expression in readable names, from the model's
-    :meth:`~quivira.bar_joint_model.parameter_symbols` (products of named factors)."""
+    """Map ``Symbol("par[i]")`` to a SymPy expression in readable names.
+
+    From the model's :meth:`~quivira.bar_joint_model.parameter_symbols` (products of named
+    factors).
+    """
     out = {}
     for i, factors in enumerate(model.parameter_symbols()):
         e = sp.Integer(1)
@@ -38,7 +41,7 @@ def _variable_symbols(sp, n_bars: int) -> dict:
 
 
 def _tree_size(sp, expr, limit: int) -> int:
-    """Number of nodes of a SymPy tree, counting stops at ``limit``."""
+    """Count the nodes of a SymPy tree, stopping at ``limit``."""
     n = 0
     for _ in sp.preorder_traversal(expr):
         n += 1

@@ -1,7 +1,7 @@
-"""Where things are: bar ends, joint, support and force points for a pose, vectorized.
+r"""Where things are: bar ends, joint, support and force points for a pose, vectorized.
 
 A point of bar ``i`` at local coordinate ``s`` is
-:math:`(x_i, y_i) + s L_i (\\cos θ_i, \\sin θ_i)` with ``q = [x_0, y_0, θ_0, x_1, ...]``.
+:math:`(x_i, y_i) + s L_i (\cos θ_i, \sin θ_i)` with ``q = [x_0, y_0, θ_0, x_1, ...]``.
 
 Drawing works on this *expanded* layout, three numbers per body. A model's own ``q`` has two
 coordinates per particle (no angle, issue 21): :func:`expand_q` inserts θ = 0 for them
@@ -93,9 +93,11 @@ def snapshot(model) -> Snapshot:
 
 
 def expand_q(q: np.ndarray, snap: Snapshot) -> np.ndarray:
-    """The model's coordinates ``q`` (``(..., n_coords)``) in the drawing layout of three per
-    body ``(..., 3n)``: a particle's θ is 0. A ``q`` already of length ``3n`` is returned as
-    it is (a model without particles, or an expanded ``q``)."""
+    """Return the model's coordinates ``q`` in the drawing layout of three per body.
+
+    ``(..., n_coords)`` becomes ``(..., 3n)``: a particle's θ is 0. A ``q`` already of
+    length ``3n`` is returned as it is (a model without particles, or an expanded ``q``).
+    """
     q = np.asarray(q, dtype=float)
     idx = snap.coord_index
     if idx is None or q.shape[-1] == idx.shape[0]:

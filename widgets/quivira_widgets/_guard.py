@@ -42,7 +42,7 @@ def report(exc: BaseException, show: Callable[[str], Any], where: str = "") -> N
 
 
 def guarded(show: Callable[[str], Any], where: str = "") -> Callable:
-    """Decorator: run the handler; show any exception with ``show(text)`` instead of raising."""
+    """Wrap a handler so that any exception is shown with ``show(text)`` instead of raised."""
     def wrap(fn: Callable) -> Callable:
         name = where or getattr(fn, "__qualname__", repr(fn))
 

@@ -1,9 +1,11 @@
-"""`KinematicSweepBox`: drive one angle of the model through a turn and plot the path of a
-bar point (``model.kinematic_sweep``), with the dead centres marked.
+r"""`KinematicSweepBox`: drive one angle of the model through a turn.
+
+It plots the path of a bar point (``model.kinematic_sweep``), with the dead centres
+marked.
 
 The driver is an angle coordinate :math:`θ_i` of a bar or rigid body; it is turned from its
 initial value by the angle typed (°) in 181 steps, staying on the current assembly branch
-(continuation). The path of the traced point :math:`p = c + s L (\\cos θ, \\sin θ)` of the
+(continuation). The path of the traced point :math:`p = c + s L (\cos θ, \sin θ)` of the
 chosen bar is drawn in metres; the poses where the driver cannot pass (dead centres, where the
 singularity measure of :math:`[J; ∇d]` has a minimum near zero) are marked, and a sweep that
 stops there says so.
@@ -125,8 +127,10 @@ class KinematicSweepBox(widgets.VBox):
             self.message.error(f"cannot sweep ({type(exc).__name__}): {exc}")
 
     def run_sweep(self):
-        """Turn the driver by :attr:`turn` from its initial value and draw the traced path;
-        returns the kinematic sweep (``model.kinematic_sweep``)."""
+        """Turn the driver by :attr:`turn` from its initial value and draw the traced path.
+
+        Returns the kinematic sweep (``model.kinematic_sweep``).
+        """
         import warnings
 
         if not self.driver.value:

@@ -1,12 +1,12 @@
-"""Laws of the actuators the editor builds: constant or sinusoidal, every value a parameter.
+r"""Laws of the actuators the editor builds: constant or sinusoidal, every value a parameter.
 
 An actuator made in the editor has the value
 
-.. math:: g(t) = g_0 \\quad\\text{(constant)}, \\qquad
-          g(t) = g_0 + A \\sin(ω t + φ) \\quad\\text{(sinusoidal)}
+.. math:: g(t) = g_0 \quad\text{(constant)}, \qquad
+          g(t) = g_0 + A \sin(ω t + φ) \quad\text{(sinusoidal)}
 
 (N for a force, N·m for a torque), and a force acts along the direction α:
-:math:`(f_x, f_y) = g(t)\\,(\\cos α, \\sin α)` in the ground frame or the bar frame. Every number
+:math:`(f_x, f_y) = g(t)\,(\cos α, \sin α)` in the ground frame or the bar frame. Every number
 of a law is a named runtime parameter of the model (``model.add_parameter``), named
 ``<prefix>_offset``, ``<prefix>_A``, ``<prefix>_w``, ``<prefix>_phase`` (rad) and
 ``<prefix>_dir`` (rad), with a prefix such as ``tq0`` or ``fa1`` of its own: editing a value
@@ -70,7 +70,7 @@ class Law:
         return self.offset + self.amplitude * np.sin(self.omega * t + self.phase)
 
     def values(self) -> dict[str, float]:
-        """The law's parameter values by suffix key (``"offset"``, ``"amplitude"``, ...)."""
+        """Return the law's parameter values by suffix key (``"offset"``, ``"amplitude"``, ...)."""
         keys = ["offset"] + (["amplitude", "omega", "phase"] if self.kind == "sine" else [])
         out = {k: float(getattr(self, k)) for k in keys}
         if self.direction is not None:
@@ -94,12 +94,12 @@ class Law:
 
 
 def parameter_name(prefix: str, key: str) -> str:
-    """The parameter holding value ``key`` (``"offset"``, ``"amplitude"``, ...) of a law."""
+    """Return the parameter holding value ``key`` (``"offset"``, ``"amplitude"``, ...) of a law."""
     return f"{prefix}_{SUFFIX[key]}"
 
 
 def free_prefix(model, stem: str) -> str:
-    """The first ``stem0``, ``stem1``, ... whose law parameters are not taken in ``model``."""
+    """Return the first ``stem0``, ``stem1``, ... whose law parameters are free in ``model``."""
     taken = set(model.parameters) | set(model.load_names) | set(model.constraint_names)
     for k in range(100_000):
         prefix = f"{stem}{k}"
@@ -109,8 +109,10 @@ def free_prefix(model, stem: str) -> str:
 
 
 def law_expressions(model, prefix: str, kind: str, force: bool) -> list:
-    """The law of the parameters ``prefix_*`` of ``model`` (they must exist): ``[g]`` for a
-    torque, ``[fx, fy]`` for a force."""
+    """Return the law of the parameters ``prefix_*`` of ``model`` (they must exist).
+
+    ``[g]`` for a torque, ``[fx, fy]`` for a force.
+    """
     if kind not in KINDS:
         raise ValueError(f"law kind must be one of {KINDS}, got {kind!r}")
 
@@ -131,8 +133,10 @@ def _parameter_of_variable(model) -> dict[str, str]:
 
 
 def read_law(model, exprs: list) -> tuple[str, Law] | None:
-    """``(prefix, law)`` when ``exprs`` (``[torque]`` or ``[fx, fy]``) is a law the editor
-    builds (see the module docstring); None for any other law."""
+    """Return ``(prefix, law)`` when ``exprs`` is a law the editor builds, else None.
+
+    ``exprs`` is ``[torque]`` or ``[fx, fy]`` (see the module docstring).
+    """
     by_var = _parameter_of_variable(model)
     names = set()
     for e in exprs:
@@ -165,7 +169,7 @@ def read_law(model, exprs: list) -> tuple[str, Law] | None:
 
 
 def constant_value(expr) -> float | None:
-    """The number a law is, when it is a constant (``hy.expression(2.0)``), else None."""
+    """Return the number a law is, when it is a constant (``hy.expression(2.0)``), else None."""
     if hy.get_variables(expr):
         return None
     try:
@@ -185,5 +189,5 @@ def add_parameters(model, prefix: str, law: Law) -> list[str]:
 
 
 def law_parameters(prefix: str, law: Law) -> list[str]:
-    """The names of the parameters of ``law`` under ``prefix``."""
+    """Return the names of the parameters of ``law`` under ``prefix``."""
     return [parameter_name(prefix, key) for key in law.values()]

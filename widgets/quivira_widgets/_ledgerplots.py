@@ -41,7 +41,7 @@ _SHIFTED = ("gravity", "loads")
 
 
 def ledger_layers(tr) -> dict:
-    """The numbers the ledger plot draws for trajectory ``tr``.
+    """Return the numbers the ledger plot draws for trajectory ``tr``.
 
     Returns
     -------
@@ -75,8 +75,11 @@ def ledger_layers(tr) -> dict:
 
 
 def element_series(tr, model=None) -> tuple[list[str], np.ndarray, list[str]]:
-    """Labels, columns ``(n_points, k)`` and units (``"N"`` or ``"N·m"``) of the element
-    forces of ``tr``: a spring's tension, a torque, the Fx and Fy of a force actuator."""
+    """Return labels, columns ``(n_points, k)`` and units of the element forces of ``tr``.
+
+    Units ``"N"`` or ``"N·m"``: a spring's tension, a torque, the Fx and Fy of a force
+    actuator.
+    """
     kinds: dict[str, str] = {}
     if model is not None:
         el = model.elements
@@ -233,8 +236,10 @@ class LedgerPlots:
 
     # ------------------------------------------------------------------ public
     def show(self, tr, rows: list[int] | None = None, model=None) -> None:
-        """Plot trajectory ``tr`` (None: clear) and its element series ``rows`` (None:
-        all; indices into :func:`element_series`)."""
+        """Plot trajectory ``tr`` (None: clear) and its element series ``rows``.
+
+        ``rows`` None: all; else indices into :func:`element_series`.
+        """
         changed = False
         if tr is None or tr.n_points == 0:
             for pc in self.bands.values():

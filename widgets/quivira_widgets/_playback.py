@@ -39,9 +39,12 @@ MAX_LOG_ROWS = 500
 
 
 def event_records(trajectory) -> list[dict]:
-    """The events recorded by a run, in time order: ``trajectory.events`` (dicts with ``t``,
-    ``name``, ``what`` and, for switches and impacts, ``kinetic_energy_lost``), else entries
-    of ``trajectory.info["events"]`` (``(t, text)`` or dicts)."""
+    """Return the events recorded by a run, in time order.
+
+    ``trajectory.events`` (dicts with ``t``, ``name``, ``what`` and, for switches and
+    impacts, ``kinetic_energy_lost``), else entries of ``trajectory.info["events"]``
+    (``(t, text)`` or dicts).
+    """
     out: list[dict] = []
     raw = list(getattr(trajectory, "events", None) or [])
     if not raw:
@@ -77,8 +80,10 @@ def event_text(rec: dict) -> str:
 
 
 def events_of(trajectory, stopped: str | None) -> list[tuple[float, str]]:
-    """Events of a run as ``(t, text)``: those the trajectory records
-    (:func:`event_records`), and where the run stopped early."""
+    """Return the events of a run as ``(t, text)``.
+
+    Those the trajectory records (:func:`event_records`), and where the run stopped early.
+    """
     out = [(rec["t"], event_text(rec)) for rec in event_records(trajectory)]
     if stopped and trajectory.n_points:
         out.append((float(trajectory.t[-1]), stopped))
@@ -86,8 +91,11 @@ def events_of(trajectory, stopped: str | None) -> list[tuple[float, str]]:
 
 
 def timeline_html(events: list[tuple[float, str]], t0: float, t1: float) -> str:
-    """Markers ▼ at the events' times along a strip as wide as the slider (hover: the text):
-    red where the run stopped, orange for switches and impacts, blue for the others."""
+    """Draw markers ▼ at the events' times along a strip as wide as the slider.
+
+    Hover shows the text: red where the run stopped, orange for switches and impacts, blue
+    for the others.
+    """
     if not events or not t1 > t0:
         return ""
     marks = []
@@ -105,13 +113,16 @@ def timeline_html(events: list[tuple[float, str]], t0: float, t1: float) -> str:
 
 
 def log_rows(records: list[dict]) -> list[tuple[float, str, str, float | None]]:
-    """The event log's rows ``(t, element, what, kinetic energy lost or None)``."""
+    """Return the event log's rows ``(t, element, what, kinetic energy lost or None)``."""
     return [(r["t"], r["name"], r["what"], r["kinetic_energy_lost"]) for r in records]
 
 
 def log_html(rows: list[tuple[float, str, str, float | None]], now: float | None = None) -> str:
-    """The event log as a table: t [s], element, what, kinetic energy lost [J]; rows at or
-    before ``now`` are greyed (they have happened in the frame shown)."""
+    """Return the event log as an HTML table.
+
+    Columns t [s], element, what, kinetic energy lost [J]; rows at or before ``now`` are
+    greyed (they have happened in the frame shown).
+    """
     if not rows:
         return ""
     head = ("<tr><th>t [s]</th><th>element</th><th>what</th>"

@@ -1,10 +1,10 @@
-"""The view's drawing of sliders, latches, stops and contacts (floors and walls).
+r"""The view's drawing of sliders, latches, stops and contacts (floors and walls).
 
 Symbols, all moving with the motion:
 
 * a **pin-in-slot** (``model.add_pin_in_slot``): a groove along the guide bar a, centred on
-  the slot line :math:`c_a + s L_a u_a + e\\,n_a` for :math:`s \\in [-1/2, 1/2]`
-  (:math:`u_a = (\\cos θ_a, \\sin θ_a)`, :math:`n_a = (-\\sin θ_a, \\cos θ_a)`, offset
+  the slot line :math:`c_a + s L_a u_a + e\,n_a` for :math:`s \in [-1/2, 1/2]`
+  (:math:`u_a = (\cos θ_a, \sin θ_a)`, :math:`n_a = (-\sin θ_a, \cos θ_a)`, offset
   :math:`e`), and the pin (a dot) at the point :math:`s_b` of bar b;
 * a **prismatic joint**: the same groove, and a sleeve (a small box along the guide) at the
   point :math:`s_b` of the sliding bar;
@@ -18,8 +18,8 @@ Symbols, all moving with the motion:
 * a **latch**: at its hinge, a dashed ray at the latch angle :math:`θ_a + φ_L` while open;
   once latched (in the model, or by a ``"latched"`` event of the trajectory up to the frame
   drawn) a solid ray and a filled lock square;
-* a **contact**: the hatched line :math:`n\\cdot p = h`, :math:`n = (\\cos α, \\sin α)`
-  (hatches on the forbidden side :math:`n\\cdot p < h`; one line for contacts sharing it),
+* a **contact**: the hatched line :math:`n\cdot p = h`, :math:`n = (\cos α, \sin α)`
+  (hatches on the forbidden side :math:`n\cdot p < h`; one line for contacts sharing it),
   spanning the region of the motion, and a small triangle at the contact point.
 
 Every kind is one matplotlib artist updated in place each frame; the numbers drawn are kept as
@@ -44,7 +44,7 @@ FLOOR_COLOR = "#455a64"
 
 
 def _common_joint_s(joints: list, a: int | None, b: int) -> float | None:
-    """The point ``s`` of bar ``b`` at a joint it shares with bar ``a`` (None if none)."""
+    """Return the point ``s`` of bar ``b`` at a joint it shares with bar ``a`` (None if none)."""
     if a is None:
         return None
     for jt in joints:
@@ -54,8 +54,10 @@ def _common_joint_s(joints: list, a: int | None, b: int) -> float | None:
 
 
 def _hinge_s(joints: list, supports: list, a: int | None, b: int) -> float:
-    """Where a latch or stop of bars ``a`` (None: ground) and ``b`` is drawn on bar ``b``:
-    their common joint, else bar b's supported point, else its start."""
+    """Return where a latch or stop of bars ``a`` (None: ground) and ``b`` is drawn on ``b``.
+
+    Their common joint, else bar b's supported point, else its start.
+    """
     s = _common_joint_s(joints, a, b)
     if s is not None:
         return s
@@ -67,8 +69,11 @@ def _hinge_s(joints: list, supports: list, a: int | None, b: int) -> float:
 
 def hatched_line(a: np.ndarray, b: np.ndarray, side: np.ndarray, spacing: float,
                  depth: float) -> np.ndarray:
-    """A line from ``a`` to ``b`` with slanted hatches towards ``side`` (a unit vector),
-    ``spacing`` apart and ``depth`` long, as one polyline with NaN breaks ``(m, 2)``."""
+    """Return a line from ``a`` to ``b`` with slanted hatches towards ``side``.
+
+    ``side`` is a unit vector; hatches ``spacing`` apart and ``depth`` long, as one polyline
+    with NaN breaks ``(m, 2)``.
+    """
     d = b - a
     n = float(np.hypot(*d))
     if not n > 0 or not math.isfinite(n):
@@ -83,7 +88,7 @@ def hatched_line(a: np.ndarray, b: np.ndarray, side: np.ndarray, spacing: float,
 
 
 def _box(centre: np.ndarray, u: np.ndarray, half_long: float, half_wide: float) -> np.ndarray:
-    """A closed rectangle along ``u`` around ``centre``: ``(5, 2)``."""
+    """Return a closed rectangle along ``u`` around ``centre``: ``(5, 2)``."""
     n = np.array([-u[1], u[0]])
     c = [centre + sx * half_long * u + sy * half_wide * n
          for sx, sy in ((-1, -1), (1, -1), (1, 1), (-1, 1), (-1, -1))]
@@ -212,8 +217,11 @@ class SwitchLayer:
 
     # ------------------------------------------------------------------ geometry
     def _spans(self, q: np.ndarray, snap: geo.Snapshot, size: float, trajectory) -> dict:
-        """Along-line extents ``(lo, hi)`` of the rails and floors: the bar ends' projections
-        (over the whole motion when there is one, so the line stays put), plus a margin."""
+        """Return the along-line extents ``(lo, hi)`` of the rails and floors.
+
+        The bar ends' projections (over the whole motion when there is one, so the line stays
+        put), plus a margin.
+        """
         key = (id(trajectory), len(self.guide_names), len(self.contact_names),
                None if trajectory is not None else (round(size, 9), q.tobytes()))
         if key == self._span_key:
@@ -242,8 +250,11 @@ class SwitchLayer:
         return spans
 
     def _latched_at(self, trajectory, time: float | None) -> np.ndarray:
-        """Which latches hold at ``time``: latched in the model, or by a ``"latched"`` event of
-        ``trajectory`` at or before ``time``."""
+        """Return which latches hold at ``time``.
+
+        Latched in the model, or by a ``"latched"`` event of ``trajectory`` at or before
+        ``time``.
+        """
         out = self._lt_active.copy()
         if trajectory is None or time is None or not self.latch_names:
             return out

@@ -145,8 +145,10 @@ def _wrap(angle: np.ndarray) -> np.ndarray:
 
 def coil(centre: np.ndarray, theta_a: np.ndarray, theta_b: np.ndarray, radius: float,
          turns: float = 2.0, m: int = 40) -> np.ndarray:
-    """Spiral springs at ``centre`` ``(k, 2)``: ``(k, m, 2)`` polylines (see the module
-    docstring); ``theta_a`` is 0 for a spring to ground."""
+    """Return spiral springs at ``centre`` ``(k, 2)`` as ``(k, m, 2)`` polylines.
+
+    See the module docstring; ``theta_a`` is 0 for a spring to ground.
+    """
     centre = np.asarray(centre, dtype=float).reshape(-1, 2)
     th_a = np.asarray(theta_a, dtype=float).reshape(-1)
     th_b = np.asarray(theta_b, dtype=float).reshape(-1)
@@ -159,8 +161,11 @@ def coil(centre: np.ndarray, theta_a: np.ndarray, theta_b: np.ndarray, radius: f
 
 def torque_arcs(centre: np.ndarray, sign: np.ndarray, radius: float,
                 m: int = 24) -> np.ndarray:
-    """Arcs with arrow heads around ``centre`` ``(k, 2)`` turning as ``sign`` (+1
-    counter-clockwise, -1 clockwise; 0 draws nothing): ``(k, m + 4, 2)`` with NaN breaks."""
+    """Return arcs with arrow heads around ``centre`` ``(k, 2)`` turning as ``sign``.
+
+    ``sign`` +1 counter-clockwise, -1 clockwise; 0 draws nothing: ``(k, m + 4, 2)`` with NaN
+    breaks.
+    """
     centre = np.asarray(centre, dtype=float).reshape(-1, 2)
     sgn = np.asarray(sign, dtype=float).reshape(-1)
     a = np.linspace(math.radians(-50), math.radians(210), m)[None, :] * np.where(

@@ -92,8 +92,11 @@ _SIZES: set[tuple[int, int]] = set()
 
 
 def _size_rule(w: int, h: int) -> str:
-    """ipympl draws on absolutely placed canvases in a box of fixed pixel size: scale the box
-    down to the container at the figure's aspect ratio, and the canvases with it."""
+    """Return the CSS rule that scales ipympl's fixed-size canvas box to its container.
+
+    Ipympl draws on absolutely placed canvases in a box of fixed pixel size: the box is
+    scaled down to the container at the figure's aspect ratio, and the canvases with it.
+    """
     sel = f".quivira-root .quivira-ar-{w}x{h} .jupyter-matplotlib-canvas-div"
     return (f"{sel} {{ width: {w}px !important; max-width: calc(100% - 4px); "
             f"height: auto !important; aspect-ratio: {w} / {h}; }}\n"
@@ -101,7 +104,7 @@ def _size_rule(w: int, h: int) -> str:
 
 
 def style_widget() -> widgets.HTML:
-    """An HTML widget holding the style sheet (it takes no room on the page)."""
+    """Return an HTML widget holding the style sheet (it takes no room on the page)."""
     sizes = "".join(_size_rule(w, h) for w, h in sorted(_SIZES))
     w = widgets.HTML(f"<style>{CSS}{sizes}</style>",
                      layout=widgets.Layout(height="0px", margin="0", padding="0",
@@ -111,16 +114,21 @@ def style_widget() -> widgets.HTML:
 
 
 def mark_figure(widget: widgets.DOMWidget, width: int, height: int) -> None:
-    """Give a figure's widget the CSS classes that scale it to the container (keeping its
-    aspect ratio) and theme it; ``width`` × ``height`` is its size in pixels."""
+    """Give a figure's widget the CSS classes that scale it to the container and theme it.
+
+    The aspect ratio is kept; ``width`` × ``height`` is its size in pixels.
+    """
     widget.add_class("quivira-figure")
     widget.add_class(f"quivira-ar-{int(width)}x{int(height)}")
     _SIZES.add((int(width), int(height)))
 
 
 def scale_fonts(figure: Figure, scale: float) -> None:
-    """Set every text of ``figure`` (titles, labels, ticks, legends) to ``scale`` times its
-    size at the first call; later calls scale from those base sizes, so 1.0 restores them."""
+    """Set every text of ``figure`` (titles, labels, ticks, legends) to ``scale`` times its size.
+
+    Sizes are those at the first call; later calls scale from those base sizes, so 1.0
+    restores them.
+    """
     for t in figure.findobj(Text):
         base = getattr(t, "_quivira_font_size", None)
         if base is None:

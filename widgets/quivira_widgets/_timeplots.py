@@ -35,8 +35,10 @@ _FLOOR = 1e-18
 
 
 def force_series(tr, kind: str) -> tuple[list[str], np.ndarray]:
-    """Labels and columns ``(n_points, k)`` of the constraint-force plot of ``tr``:
-    ``"lambda"`` — the multipliers; ``"reactions"`` — |F| of every reaction (N)."""
+    """Return labels and columns ``(n_points, k)`` of the constraint-force plot of ``tr``.
+
+    ``"lambda"`` — the multipliers; ``"reactions"`` — |F| of every reaction (N).
+    """
     if kind == "lambda":
         return list(tr.constraint_labels), np.asarray(tr.lambda_mult, dtype=float)
     reactions = tr.reactions
@@ -164,8 +166,11 @@ class TimePlots:
     # ------------------------------------------------------------------ public
     def show(self, tr, kind: str, rows: list[int] | None, highlight: str = "",
              events: list[tuple[float, str]] | None = None) -> None:
-        """Plot trajectory ``tr`` (None: clear): the force series ``rows`` of ``kind``
-        (``"lambda"`` or ``"reactions"``; None: all), the highlighted label, the events."""
+        """Plot trajectory ``tr`` (None: clear).
+
+        The force series ``rows`` of ``kind`` (``"lambda"`` or ``"reactions"``; None: all), the
+        highlighted label, the events.
+        """
         changed = kind != self.kind
         self.kind = kind
         self.highlight = highlight
@@ -217,8 +222,10 @@ class TimePlots:
         self._draw(changed)
 
     def _reaction_of(self, row_label: str, labels: list[str]) -> str | None:
-        """The reaction label of a constraint row (``"joint 0 · bar 1 · x"`` → ``"joint 0 on
-        bar 1"``), if that reaction is plotted."""
+        """Return the reaction label of a constraint row, if that reaction is plotted.
+
+        For example ``"joint 0 · bar 1 · x"`` → ``"joint 0 on bar 1"``.
+        """
         parts = [p.strip() for p in row_label.split("·")]
         if len(parts) >= 2 and parts[0].startswith("joint") and parts[1].startswith("bar"):
             want = f"{parts[0]} on {parts[1]}"
@@ -244,8 +251,10 @@ class TimePlots:
         self.pane.update()
 
     def _set_events(self, events: list[tuple[float, str]]) -> bool:
-        """Dashed lines at the events' times on every axes; True when they changed (they
-        are part of the still background, so a change needs a full draw)."""
+        """Draw dashed lines at the events' times on every axes; return True when they changed.
+
+        They are part of the still background, so a change needs a full draw.
+        """
         times = tuple(float(t) for t, _ in events)
         if times == self._event_times:
             return False
@@ -267,8 +276,11 @@ class TimePlots:
 
 
 def _fit(ax, lines, tr, log: bool = False, floor0: bool = False, refit: bool = False) -> bool:
-    """Fit the axes to the lines' data, keeping the limits when the data still fit well (so a
-    re-run with similar numbers only redraws the lines). True when they changed."""
+    """Fit the axes to the lines' data; return True when the limits changed.
+
+    The limits are kept when the data still fit well (so a re-run with similar numbers only
+    redraws the lines).
+    """
     if tr is None or tr.n_points < 2:
         return False
     ys = [np.asarray(ln.get_ydata(), dtype=float) for ln in lines]

@@ -49,7 +49,7 @@ def plain(message: str) -> str:
 
 
 def exception_text(exc: BaseException) -> str:
-    """A one-line, plain-language description of an exception raised by the core."""
+    """Describe an exception raised by the core in one line of plain language."""
     text = plain(str(exc)).strip() or type(exc).__name__
     if isinstance(exc, (TypeError, ValueError, RuntimeError, OSError)):
         return text

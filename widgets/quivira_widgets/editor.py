@@ -1,11 +1,13 @@
 """`ModelEditor`: the sections that edit a model, with undo/redo, examples and files.
 
 The editor composes one class per section (:mod:`quivira_widgets.sections`): a toolbar (undo,
-redo, new model, examples), then *Bars*, *Joints*, *Supports*, *Springs & dampers*, *Sliders,
-stops & contact* (slots, prismatic joints, ground sliders, latches, angle stops, floors), *Loads*
-(constant loads, and actuators whose value follows a law of time) and *Model & files* in an
-accordion. Every control calls the model's public API; the model validates every edit and
-is unchanged when it refuses one, and the editor shows why next to the field concerned.
+redo, new model, examples), then *Bars*, *Bodies* (particles, discs, plates), *Joints*, *Body
+joints & motors* (welds, distance links, body pins, rolling contacts, joint motors),
+*Supports*, *Springs & dampers*, *Sliders, stops & contact* (slots, prismatic joints, ground
+sliders, latches, angle stops, floors), *Loads* (constant loads, and actuators whose value
+follows a law of time) and *Model & files* in an accordion. Every control calls the model's
+public API; the model validates every edit and is unchanged when it refuses one, and the
+editor shows why next to the field concerned.
 
 Each list section has a selector whose first entry is "+ new …": the fields are then a
 template for *Add*, filled with fresh defaults; with an existing item selected, a change of a
@@ -27,6 +29,8 @@ from ._widgets import close_tree
 from .sections import (
     ActuatorsSection,
     BarsSection,
+    BodiesSection,
+    BodyJointsSection,
     FilesSection,
     JointsSection,
     LoadsSection,
@@ -38,9 +42,10 @@ from .sections import (
 )
 from .sections.base import title
 
-SECTIONS = ("bars", "joints", "supports", "springs", "sliders", "forces", "model")
-_TITLES = ("Bars", "Joints", "Supports", "Springs & dampers", "Sliders, stops & contact", "Loads",
-           "Model & files")
+SECTIONS = ("bars", "bodies", "joints", "body_joints", "supports", "springs", "sliders", "forces",
+            "model")
+_TITLES = ("Bars", "Bodies", "Joints", "Body joints & motors", "Supports", "Springs & dampers",
+           "Sliders, stops & contact", "Loads", "Model & files")
 
 
 class ModelEditor(widgets.VBox):
@@ -61,17 +66,20 @@ class ModelEditor(widgets.VBox):
         Where a new bar goes (a trait; the Studio links it to the view's centre).
     toolbar : Toolbar
         Undo, redo, new model, examples; ``toolbar.history`` holds the undo stack.
-    bars, joints, supports, springs, sliders, loads, actuators, model_section, files : Section
-        The sections (``actuators`` is shown in *Loads*, below the constant loads).
+    bars, bodies, joints, body_joints, supports, springs, sliders : Section
+        The sections of the bodies and of what joins them.
+    loads, actuators, model_section, files : Section
+        The other sections (``actuators`` is shown in *Loads*, below the constant loads).
     messages : dict of str to Message
-        The message line of each section: ``"bars"``, ``"joints"``, ``"supports"``,
+        The message line of each section: ``"bars"``, ``"bodies"``, ``"joints"``,
+        ``"body_joints"``, ``"supports"``,
         ``"springs"``, ``"sliders"``, ``"forces"``, ``"actuators"``, ``"model"``, ``"files"``,
         ``"toolbar"``.
     summary : ipywidgets.HTML
         The counts line, e.g. "3 bars · 2 joints · …".
     sections : ipywidgets.Accordion
-        The sections, titled Bars, Joints, Supports, Springs & dampers, Sliders, stops &
-        contact, Loads, Model & files.
+        The sections, titled Bars, Bodies, Joints, Body joints & motors, Supports, Springs &
+        dampers, Sliders, stops & contact, Loads, Model & files.
 
     Notes
     -----
@@ -97,8 +105,11 @@ class ModelEditor(widgets.VBox):
     *Sliders, stops & contact* are attributes of ``sliders``); ``g``, ``assemble_button``;
     ``path`` (the file name),
     ``folder``, ``save_button``, ``load_button``, ``upload``; ``undo_button``,
-    ``redo_button``, ``new_button``. Number fields are :class:`~quivira_widgets._fields.
-    NumberField`: set ``.value`` to a number, or type into ``.text.value``.
+    ``redo_button``, ``new_button``. The fields of *Bodies* and *Body joints & motors* are
+    attributes of ``bodies`` and ``body_joints`` (e.g. ``bodies.kind``, ``bodies.x``,
+    ``body_joints.body_a``, ``body_joints.add_button``). Number fields are
+    :class:`~quivira_widgets._fields.NumberField`: set ``.value`` to a number, or type into
+    ``.text.value``.
     """
 
     model = traitlets.Instance(BarJointModel)
@@ -110,7 +121,9 @@ class ModelEditor(widgets.VBox):
         self.workdir = workdir or WorkFolder()
         self.toolbar = Toolbar(model)
         self.bars = BarsSection(model)
+        self.bodies = BodiesSection(model)
         self.joints = JointsSection(model)
+        self.body_joints = BodyJointsSection(model)
         self.supports = SupportsSection(model)
         self.springs = SpringsSection(model)
         self.sliders = SlidersSection(model)
@@ -118,11 +131,15 @@ class ModelEditor(widgets.VBox):
         self.actuators = ActuatorsSection(model)
         self.model_section = ModelSection(model)
         self.files = FilesSection(model, self.workdir)
-        self._sections = (self.toolbar, self.bars, self.joints, self.supports, self.springs,
-                          self.sliders, self.loads, self.actuators, self.model_section, self.files)
+        self._sections = (self.toolbar, self.bars, self.bodies, self.joints, self.body_joints,
+                          self.supports, self.springs, self.sliders, self.loads, self.actuators,
+                          self.model_section, self.files)
         self._links = [traitlets.dlink((self, "model"), (s, "model")) for s in self._sections]
         self._links.append(traitlets.dlink((self, "center"), (self.bars, "center")))
-        self.messages = {"bars": self.bars.message, "joints": self.joints.message,
+        self._links.append(traitlets.dlink((self, "center"), (self.bodies, "center")))
+        self.messages = {"bars": self.bars.message, "bodies": self.bodies.message,
+                         "joints": self.joints.message,
+                         "body_joints": self.body_joints.message,
                          "supports": self.supports.message, "springs": self.springs.message,
                          "sliders": self.sliders.message,
                          "forces": self.loads.message, "actuators": self.actuators.message,
@@ -135,8 +152,8 @@ class ModelEditor(widgets.VBox):
                                   title("Actuators — forces and torques with a law of time"),
                                   self.actuators])
         self.sections = widgets.Accordion(
-            children=[self.bars, self.joints, self.supports, self.springs, self.sliders,
-                      loads_box, files_box],
+            children=[self.bars, self.bodies, self.joints, self.body_joints, self.supports,
+                      self.springs, self.sliders, loads_box, files_box],
             titles=_TITLES, selected_index=0)
         self.children = [style_widget(), self.summary, self.toolbar, self.sections]
         self.add_class("quivira-editor")
@@ -199,9 +216,23 @@ class ModelEditor(widgets.VBox):
         """Add a bar from the fields; its index or None (see :class:`BarsSection`)."""
         return self.bars.add()
 
+    def add_body(self) -> int | None:
+        """Add a particle or rigid body from the fields of *Bodies*; its index or None."""
+        return self.bodies.add()
+
     def add_joint(self) -> int | None:
         """Add a joint from the fields; its index or None."""
         return self.joints.add()
+
+    def add_body_joint(self) -> str | None:
+        """Add a weld, distance link, body pin, rolling contact or joint motor.
+
+        Returns
+        -------
+        str or None
+            The new element's name (from the fields of *Body joints & motors*), or None.
+        """
+        return self.body_joints.add()
 
     def add_support(self) -> int | None:
         """Add a support from the fields; its index or None."""
@@ -216,8 +247,13 @@ class ModelEditor(widgets.VBox):
         return self.springs.add()
 
     def add_slider(self) -> str | None:
-        """Add a slot, prismatic joint, ground slider, latch, stop or contact from the fields
-        of *Sliders, stops & contact*; its name or None."""
+        """Add a slot, prismatic joint, ground slider, latch, stop or contact.
+
+        Returns
+        -------
+        str or None
+            The new element's name (from the fields of *Sliders, stops & contact*), or None.
+        """
         return self.sliders.add()
 
     def add_actuator(self) -> str | None:
@@ -256,8 +292,8 @@ class ModelEditor(widgets.VBox):
         self.model.unobserve(self._on_model_change)
         self.model = model
         model.observe(self._on_model_change)
-        for s in (self.bars, self.joints, self.supports, self.springs, self.sliders,
-                  self.loads, self.actuators):
+        for s in (self.bars, self.bodies, self.joints, self.body_joints, self.supports,
+                  self.springs, self.sliders, self.loads, self.actuators):
             with s.syncing():
                 s.select.options = [(f"+ new {s.noun}", -1)]
                 s.select.value = -1

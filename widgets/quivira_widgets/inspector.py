@@ -419,13 +419,18 @@ class MatrixInspector(widgets.VBox):
 
     def entry_expression(self, which: str, row: int,
                          col: int | None = None) -> hy.expression | float:
-        """The symbolic entry (heyoka expression, or 0.0 for a structural zero), written with
-        the model's own parameters only (the compiled code's derived parameters expanded)."""
+        """Return the symbolic entry (heyoka expression, or 0.0 for a structural zero).
+
+        Written with the model's own parameters only (the compiled code's derived parameters
+        expanded).
+        """
         return self.model.symbolic_entry(which, row, None if which == "lambda" else col)
 
     def show_formula(self) -> str:
-        """Show the formula of the entry chosen in the controls; returns its kind
-        (``"latex"``, or ``"text"`` when SymPy is missing or the expression is too long)."""
+        """Show the formula of the entry chosen in the controls and return its kind.
+
+        ``"latex"``, or ``"text"`` when SymPy is missing or the expression is too long.
+        """
         which, row, col = self.entry_matrix.value, self.entry_row.value, self.entry_col.value
         if row is None or (which != "lambda" and col is None):
             self.formula.value = "<i>choose an entry</i>"

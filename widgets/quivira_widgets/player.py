@@ -311,9 +311,11 @@ class MotionPlayer(widgets.VBox):
         self.status.info(text)
 
     def _budget(self) -> dict:
-        """The wall-time budget of an interactive run, for ``model.simulate``; the player stops
-        at singular poses (where a lecture's linkages lie flat), which ``simulate`` by
-        default passes."""
+        """Return the wall-time budget of an interactive run, for ``model.simulate``.
+
+        The player stops at singular poses (where a lecture's linkages lie flat), which
+        ``simulate`` by default passes.
+        """
         return {"max_wall_s": MAX_WALL_S, "singular": "stop"}
 
     def _on_budget_field(self, change) -> None:
@@ -491,8 +493,10 @@ class MotionPlayer(widgets.VBox):
         self._show_log(t)
 
     def _show_log(self, t: float) -> None:
-        """The event log, its rows up to ``t`` greyed (redrawn only when that count
-        changes)."""
+        """Show the event log, its rows up to ``t`` greyed.
+
+        Redrawn only when that count changes.
+        """
         past = sum(1 for row in self.event_rows if row[0] <= t + 1e-12)
         if past == self._log_past and (self.event_log.value or not self.event_rows):
             return

@@ -1,6 +1,6 @@
-"""`StaticsPanel`: the equilibrium of the model, member forces, and N/V/M diagrams of a bar.
+r"""`StaticsPanel`: the equilibrium of the model, member forces, and N/V/M diagrams of a bar.
 
-* **Equilibrium** runs ``model.equilibrium()`` (Newton on :math:`f(q) + J^T\\lambda = 0`,
+* **Equilibrium** runs ``model.equilibrium()`` (Newton on :math:`f(q) + J^T\lambda = 0`,
   :math:`F(q) = 0`, from the initial pose): the view shows the equilibrium pose (its bars
   coloured by their axial force when *colour bars by N* is on), and a table lists the
   verdict (stable, unstable, neutral or rigid, with the smallest eigenvalue of the reduced
@@ -149,8 +149,10 @@ class StaticsPanel(widgets.VBox):
 
     # ------------------------------------------------------------------ equilibrium
     def find_equilibrium(self):
-        """Compute ``model.equilibrium()``, show the pose in the view and the table; returns
-        the result (None, with an error message, when there is none)."""
+        """Compute ``model.equilibrium()`` and show the pose in the view and the table.
+
+        Returns the result (None, with an error message, when there is none).
+        """
         try:
             res = self.model.equilibrium()
         except ValueError as exc:  # EquilibriumError (a ValueError) or a refused model

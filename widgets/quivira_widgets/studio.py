@@ -29,6 +29,7 @@ from ._widgets import close_tree
 from .editor import ModelEditor
 from .inspector import MatrixInspector
 from .player import MotionPlayer
+from .sensitivity import SensitivityPanel
 from .statics import StaticsPanel
 from .view import ModelView
 
@@ -70,12 +71,14 @@ class Studio(widgets.VBox):
     inspector : MatrixInspector
     statics : StaticsPanel
         *Equilibrium*, bars coloured by axial force, N/V/M diagrams of a bar.
+    sensitivity : SensitivityPanel
+        The derivatives of a chosen output with respect to the parameters, as a bar chart.
     workdir : WorkFolder
     status : ipywidgets.HTML
         The status strip: counts, and the last thing that happened.
     tabs : ipywidgets.Tab
         "Motion" (the player), "Matrices" (the inspector, refreshed while shown) and
-        "Statics" (the statics panel).
+        "Statics" (the statics panel), "Sensitivity" (the sensitivity panel).
     follow : ipywidgets.Checkbox
         Inspect the matrices at the player's frame instead of the initial state.
     """
@@ -100,6 +103,7 @@ class Studio(widgets.VBox):
         self.inspector = MatrixInspector(model, backend=backend, active=False)
         # the diagrams are images (no zoom needed): a static figure, redrawn as one PNG
         self.statics = StaticsPanel(model, self.view, backend="static", active=False)
+        self.sensitivity = SensitivityPanel(model, backend="static")
         self.presentation_toggle = widgets.ToggleButton(
             value=False, description="presentation", icon="television",
             tooltip="larger fonts for projectors", layout=widgets.Layout(width="auto"))
@@ -120,9 +124,9 @@ class Studio(widgets.VBox):
                                        layout=widgets.Layout(width="260px"))
         self.tabs = widgets.Tab(children=[self.player, widgets.VBox([self.follow,
                                                                      self.inspector]),
-                                          self.statics],
+                                          self.statics, self.sensitivity],
                                 titles=("Motion", "Matrices M · J · W · λ",
-                                        "Statics · N V M"), selected_index=0)
+                                        "Statics · N V M", "Sensitivity"), selected_index=0)
         self.editor.layout = widgets.Layout(flex="0 1 372px", min_width="320px",
                                             max_width="100%")
         self.editor.summary.layout.display = "none"  # the status strip shows the counts
@@ -204,8 +208,11 @@ class Studio(widgets.VBox):
 
     # ------------------------------------------------------------------ life cycle
     def set_model(self, model: BarJointModel) -> None:
-        """Work on another model object in every panel (to load a file into the same
-        object, use ``model.replace_with``, which the editor's Load does)."""
+        """Work on another model object in every panel.
+
+        To load a file into the same object, use ``model.replace_with``, which the editor's
+        Load does.
+        """
         if model is self.model:
             return
         self.model.unobserve(self._on_model_change)
@@ -215,6 +222,7 @@ class Studio(widgets.VBox):
         self.player.set_model(model)
         self.inspector.set_model(model)
         self.statics.set_model(model)
+        self.sensitivity.set_model(model)
         model.observe(self._on_model_change)
         self._last = "model loaded"
         self._update_status()
@@ -228,7 +236,8 @@ class Studio(widgets.VBox):
         for link in self._links:
             link.unlink()
         self._links = []
-        for panel in (self.statics, self.player, self.inspector, self.editor, self.view):
+        for panel in (self.sensitivity, self.statics, self.player, self.inspector, self.editor,
+                      self.view):
             panel.close()
         close_tree(self)
         super().close()

@@ -98,8 +98,10 @@ ROLLER_Y_MARKER = MarkerStyle(_roller_path(), transform=Affine2D().rotate_deg(-9
 
 @functools.lru_cache(maxsize=4096)
 def _label_path(text: str, bold: bool = False, align: str = "center") -> Path:
-    """The outline of ``text`` (cap height about 0.73) in units of the font size, centred on
-    the origin, or (``align="left"``) starting there on its baseline."""
+    """Return the outline of ``text`` in units of the font size (cap height about 0.73).
+
+    Centred on the origin, or (``align="left"``) starting there on its baseline.
+    """
     if not text.strip():
         return Path(np.zeros((1, 2)))
     tp = TextPath((0, 0), text, size=1.0, prop=FontProperties(weight="bold" if bold else
@@ -406,8 +408,10 @@ class ModelView(widgets.VBox):
     def show_state(self, state: Sequence[float], t: float | None = None,
                    render: bool = True, *, note: str | None = None,
                    axial: Sequence[float] | None = None) -> None:
-        """Draw the bodies at ``state``: ``[q...]`` (the model's coordinates: 3 per bar or
-        body, 2 per particle; or 3 per body) or ``[q..., qd...]``.
+        """Draw the bodies at ``state``.
+
+        ``[q...]`` (the model's coordinates: 3 per bar or body, 2 per particle; or 3 per body)
+        or ``[q..., qd...]``.
 
         ``t`` is shown in the corner (or ``note``, e.g. "equilibrium pose"); ``render=False``
         only moves the artists (e.g. while an exporter renders the frames itself); ``axial``:
@@ -551,9 +555,12 @@ class ModelView(widgets.VBox):
 
     # ------------------------------------------------------------------ axial force colours
     def axial_now(self) -> np.ndarray | None:
-        """N (N) at the centre of every body at the state drawn (NaN for bodies that are not
-        bars), from the forces given to :meth:`show_state`, ``model.internal_forces`` of the
-        trajectory at the frame drawn, or of the initial state; None for another state."""
+        """Return N (N) at the centre of every body at the state drawn.
+
+        NaN for bodies that are not bars; from the forces given to :meth:`show_state`,
+        ``model.internal_forces`` of the trajectory at the frame drawn, or of the initial state;
+        None for another state.
+        """
         n = self._snap.n_bars
         if self._axial_given is not None and self.source == "state":
             out = np.full(n, np.nan)
@@ -610,8 +617,11 @@ class ModelView(widgets.VBox):
                 line.set_color(NEUTRAL_BAR_COLOR)
 
     def _reaction_scale(self, force: np.ndarray) -> float:
-        """Length per newton of the arrow: the element's median force over the motion (or
-        this one) is drawn at 20 % of the model's size; one scale for all frames."""
+        """Return the length per newton of the reaction arrows.
+
+        The element's median force over the motion (or this one) is drawn at 20 % of the model's
+        size; one scale for all frames.
+        """
         tr = self.trajectory
         target = cons.force_target(self.model, self.selection)
         fref = float(np.hypot(*force))

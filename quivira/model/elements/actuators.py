@@ -1,9 +1,9 @@
-"""Actuators: forces and torques given by laws, and the named parameters the laws use.
+r"""Actuators: forces and torques given by laws, and the named parameters the laws use.
 
 A law is a heyoka expression (or a number) of ``hy.time``, the coordinates and velocities of
 the bars (``model.coordinates(i)``, ``model.velocities(i)``) and named runtime parameters
 (``model.parameter("A")``, edited with ``model.set_parameter`` without recompiling), e.g.
-``A * hy.sin(w * hy.time)``. The work an actuator does, :math:`\\int Q\\cdot\\dot q\\,dt`, is
+``A * hy.sin(w * hy.time)``. The work an actuator does, :math:`\int Q\cdot\dot q\,dt`, is
 the input :math:`W_{in}` of the energy ledger.
 
 * :class:`ForceActuator`: a force on a bar point, its components along the ground axes
@@ -38,13 +38,16 @@ _COORDS = ("x", "y", "th", "vx", "vy", "om")
 
 
 def parameter_variable(name: str) -> str:
-    """The variable name standing for the named parameter ``name`` in laws."""
+    """Return the variable name standing for the named parameter ``name`` in laws."""
     return f"par_{name}"
 
 
 def check_law(value: Any, n_bars: int, parameters: list[str], where: str) -> hy.expression:
-    """A law as a heyoka expression: numbers are accepted; variables must be the bars'
-    coordinates and velocities or named parameters (``par_<name>``); no ``hy.par``."""
+    """Validate a law and return it as a heyoka expression.
+
+    Numbers are accepted; variables must be the bars' coordinates and velocities or named
+    parameters (``par_<name>``); no ``hy.par``.
+    """
     if isinstance(value, hy.expression):
         expr = value
     else:
@@ -105,7 +108,7 @@ class Parameter(Element):
 
     @classmethod
     def create(cls, name: Any, value: Any, taken: set) -> Parameter:
-        """A validated parameter (a name made of letters, digits and ``_``)."""
+        """Build a validated parameter (a name made of letters, digits and ``_``)."""
         if not isinstance(name, str):
             raise TypeError(f"parameter name must be a string, got {name!r}")
         if not _NAME.fullmatch(name) or len(name) > 60:
@@ -114,28 +117,36 @@ class Parameter(Element):
         return cls(check_name(name, taken), check_real(value, f"parameter {name}"))
 
     def bars_used(self) -> tuple[int, ...]:
+        """Return the bodies the parameter touches."""
         return ()
 
     def parameters(self, bars: list) -> list[tuple[tuple, float]]:
+        """Return the parameter's runtime parameters ``[(name, value), ...]``."""
         return [((self.name,), self.value)]
 
     def parameter_symbols(self, position: int, bars: list) -> dict:
+        """Return the LaTeX symbol of each runtime parameter of the parameter."""
         return {(self.name,): [(self.name, 1)]}
 
     def topology(self) -> str:
+        """Return the parameter's part of the topology key (connectivity, never values)."""
         return self.name
 
     def reindexed(self, removed_bar: int) -> Parameter:
+        """Return a copy: a parameter does not depend on the bars."""
         return self.copy()
 
     def describe(self, position: int) -> str:
+        """Return the parameter's line in the model summary."""
         return f"parameter {self.name} = {self.value:g}"
 
     def to_dict(self) -> dict:
+        """Return the parameter as plain JSON-ready data (read back by :meth:`from_dict`)."""
         return {"name": self.name, "value": self.value}
 
     @classmethod
     def from_dict(cls, d: Any, where: str, ctx: LoadContext) -> Parameter:
+        """Build the parameter from :meth:`to_dict` data; ValueError naming ``where`` on errors."""
         name = field(d, "name", where)
         if not isinstance(name, str) or not _NAME.fullmatch(name):
             raise ValueError(f"{where}.name: expected a parameter name, got {name!r}")
@@ -170,8 +181,10 @@ class _Driven(Load):
 
 @dataclass
 class ForceActuator(OnOneBar, _Driven):
-    """A force given by laws ``(fx, fy)`` at the point ``s`` of a bar (``frame``: "ground"
-    components, or "bar": along and across the bar)."""
+    """A force given by laws ``(fx, fy)`` at the point ``s`` of a bar.
+
+    ``frame``: "ground" components, or "bar": along and across the bar.
+    """
 
     bar: int
     s: float
@@ -189,7 +202,7 @@ class ForceActuator(OnOneBar, _Driven):
     @classmethod
     def create(cls, bar: Any, s: Any, fx: Any, fy: Any, frame: Any, name: str, n_bars: int,
                parameters: list[str]) -> ForceActuator:
-        """A validated force actuator (arguments as ``add_force_actuator``)."""
+        """Build a validated force actuator (arguments as ``add_force_actuator``)."""
         if frame not in ("ground", "bar"):
             raise ValueError(f"{name}: frame must be 'ground' or 'bar', got {frame!r}")
         return cls(bar_index(bar, n_bars, f"{name}: bar_index"), check_s(s, f"{name}: s"),
@@ -197,15 +210,19 @@ class ForceActuator(OnOneBar, _Driven):
                    check_law(fy, n_bars, parameters, f"{name}: fy"), frame, name)
 
     def parameters(self, bars: list) -> list[tuple[tuple, float]]:
+        """Return the force actuator's runtime parameters ``[(name, value), ...]``."""
         return [(("sL",), self.s * bars[self.bar].length)]
 
     def parameter_symbols(self, position: int, bars: list) -> dict:
+        """Return the LaTeX symbol of each runtime parameter of the force actuator."""
         return {("sL",): [(f"s_{{A{position}}}", 1), (f"L_{self.bar}", 1)]}
 
     def topology(self) -> tuple:
+        """Return the force actuator's part of the topology key (connectivity, never values)."""
         return (self.name, self.bar, self.frame, *self.law_topology())
 
     def reindexed(self, removed_bar: int) -> ForceActuator | None:
+        """Return the force actuator after bar ``removed_bar`` is deleted (None if it used it)."""
         new = OnOneBar.reindexed(self, removed_bar)
         if new is None:
             return None
@@ -216,10 +233,16 @@ class ForceActuator(OnOneBar, _Driven):
         return new
 
     def describe(self, position: int) -> str:
+        """Return the force actuator's line in the model summary."""
         return (f"{self.name}: force on bar {self.bar} at s = {self.s:g}, ({self.frame} frame) "
                 f"({_law_text(self.fx)}, {_law_text(self.fy)})")
 
     def generalized_forces(self, ctx: RowContext) -> list[tuple[int, Any]]:
+        r"""Return the generalized forces of the force :math:`f` at the bar point.
+
+        :math:`Q = (f_x, f_y, sL(f_y\cos θ - f_x\sin θ))` on the bar's ``(x, y, θ)``, with
+        bar-frame laws rotated to the ground frame first.
+        """
         fx, fy = self.law_exprs(ctx)
         i = self.bar
         q, _ = ctx.variables()
@@ -230,15 +253,18 @@ class ForceActuator(OnOneBar, _Driven):
         return [(3 * i, fx), (3 * i + 1, fy), (3 * i + 2, rx * fy - ry * fx)]
 
     def force_outputs(self, ctx: RowContext) -> list[tuple[str, Any]]:
+        """Return the force's ground-frame components ``Fx`` and ``Fy`` along a motion."""
         q = self.generalized_forces(ctx)
         return [("Fx", q[0][1]), ("Fy", q[1][1])]
 
     def to_dict(self) -> dict:
+        """Return the force actuator as plain JSON-ready data (read back by :meth:`from_dict`)."""
         return {"name": self.name, "bar": self.bar, "s": self.s, "frame": self.frame,
                 **self.laws_dict()}
 
     @classmethod
     def from_dict(cls, d: Any, where: str, ctx: LoadContext) -> ForceActuator:
+        """Build the actuator from :meth:`to_dict` data; ValueError naming ``where`` on errors."""
         frame = field(d, "frame", where)
         if frame not in ("ground", "bar"):
             raise ValueError(f"{where}.frame: expected 'ground' or 'bar', got {frame!r}")
@@ -267,7 +293,7 @@ class TorqueActuator(_Driven):
     @classmethod
     def create(cls, bar: Any, torque: Any, bar_a: Any, name: str, n_bars: int,
                parameters: list[str]) -> TorqueActuator:
-        """A validated torque actuator (arguments as ``add_torque_actuator``)."""
+        """Build a validated torque actuator (arguments as ``add_torque_actuator``)."""
         b = bar_index(bar, n_bars, f"{name}: bar_index")
         a = optional_bar(bar_a, n_bars, f"{name}: bar_a")
         if a == b:
@@ -275,12 +301,15 @@ class TorqueActuator(_Driven):
         return cls(b, a, check_law(torque, n_bars, parameters, f"{name}: torque"), name)
 
     def bars_used(self) -> tuple[int, ...]:
+        """Return the indices of the bodies the torque actuator touches."""
         return tuple(b for b in (self.bar, self.bar_a) if b is not None)
 
     def topology(self) -> tuple:
+        """Return the torque actuator's part of the topology key (connectivity, never values)."""
         return (self.name, self.bar, self.bar_a, *self.law_topology())
 
     def reindexed(self, removed_bar: int) -> TorqueActuator | None:
+        """Return the torque actuator after bar ``removed_bar`` is deleted (None if it used it)."""
         if removed_bar in self.bars_used():
             return None
         laws = _rename_bar_variables([self.torque], removed_bar)
@@ -293,10 +322,12 @@ class TorqueActuator(_Driven):
         return c
 
     def describe(self, position: int) -> str:
+        """Return the torque actuator's line in the model summary."""
         between = "" if self.bar_a is None else f" (reaction on bar {self.bar_a})"
         return f"{self.name}: torque {_law_text(self.torque)} on bar {self.bar}{between}"
 
     def generalized_forces(self, ctx: RowContext) -> list[tuple[int, Any]]:
+        """Return the generalized forces: :math:`τ` on the bar's angle, :math:`-τ` on ``bar_a``."""
         (tau,) = self.law_exprs(ctx)
         out = [(3 * self.bar + 2, tau)]
         if self.bar_a is not None:
@@ -304,13 +335,16 @@ class TorqueActuator(_Driven):
         return out
 
     def force_outputs(self, ctx: RowContext) -> list[tuple[str, Any]]:
+        """Return the torque :math:`τ` along a motion."""
         return [("torque", self.generalized_forces(ctx)[0][1])]
 
     def to_dict(self) -> dict:
+        """Return the torque actuator as plain JSON-ready data (read back by :meth:`from_dict`)."""
         return {"name": self.name, "bar": self.bar, "bar_a": self.bar_a, **self.laws_dict()}
 
     @classmethod
     def from_dict(cls, d: Any, where: str, ctx: LoadContext) -> TorqueActuator:
+        """Build the actuator from :meth:`to_dict` data; ValueError naming ``where`` on errors."""
         b = bar_index(field(d, "bar", where), ctx.n_bars, f"{where}.bar")
         a = optional_bar(field(d, "bar_a", where), ctx.n_bars, f"{where}.bar_a")
         if a == b:

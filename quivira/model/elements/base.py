@@ -1,4 +1,4 @@
-"""What every element kind of the bar model provides, and the context its rows are written in.
+r"""What every element kind of the bar model provides, and the context its rows are written in.
 
 An element is anything of a model that is not a body: a constraint (a pin joint, a support,
 ...) or a load. Each kind is one class,
@@ -20,8 +20,8 @@ a subclass of :class:`Constraint` or :class:`Load`, that knows everything about 
   its parameters are shown with in formulas.
 
 Sign conventions: a constraint row :math:`F_k(q, t) = 0` (holonomic) or
-:math:`g_k(q, \\dot q, t) = 0` (velocity level) has the multiplier :math:`\\lambda_k`, and
-:math:`J^T\\lambda` is the generalized constraint force; a load adds :math:`Q` to the
+:math:`g_k(q, \dot q, t) = 0` (velocity level) has the multiplier :math:`\lambda_k`, and
+:math:`J^T\lambda` is the generalized constraint force; a load adds :math:`Q` to the
 generalized forces and its potential :math:`V` to the mechanical energy when it is
 conservative.
 """
@@ -29,6 +29,7 @@ conservative.
 from __future__ import annotations
 
 import copy
+import functools
 from abc import ABC, abstractmethod
 from collections.abc import Hashable
 from dataclasses import dataclass, field, fields
@@ -44,12 +45,12 @@ SymbolFactor = tuple[str, int]
 
 @dataclass(frozen=True)
 class Row:
-    """One constraint row as written by its element.
+    r"""One constraint row as written by its element.
 
     Attributes
     ----------
     value : Poly or heyoka.expression
-        :math:`F(q, t)` of a holonomic row, :math:`g(q, \\dot q, t)` of a velocity row; a
+        :math:`F(q, t)` of a holonomic row, :math:`g(q, \dot q, t)` of a velocity row; a
         :data:`~quivira.model.monomials.Poly` in the factors of :class:`RowContext`, or a
         heyoka expression of the coordinate variables (user rows).
     label : str
@@ -70,10 +71,10 @@ class Row:
 
 
 class RowContext:
-    """The factors and parameters an element writes its rows and forces with.
+    r"""The factors and parameters an element writes its rows and forces with.
 
     Factor names of monomials: ``q{j}`` the coordinate :math:`q_j`, ``v{j}`` the velocity
-    :math:`\\dot q_j`, ``c{i}``/``s{i}`` :math:`\\cos θ_i`/:math:`\\sin θ_i` of bar ``i``
+    :math:`\dot q_j`, ``c{i}``/``s{i}`` :math:`\cos θ_i`/:math:`\sin θ_i` of bar ``i``
     (:math:`θ_i = q_{3i+2}`). Parameters are referred to by their index in the model's
     parameter vector.
     """
@@ -90,32 +91,38 @@ class RowContext:
 
     # ----------------------------------------------------------- heyoka expressions
     def P(self, *name: Any) -> hy.expression:
-        """One of this element's parameters as an expression (``hy.par[k]``, or its value
-        when the equations are built with numbers as constants)."""
+        """Return one of this element's parameters as an expression.
+
+        ``hy.par[k]``, or its value when the equations are built with numbers as constants.
+        """
         return self._expr(self.par(*name))
 
     def bar_P(self, bar: int, name: str) -> hy.expression:
-        """A bar parameter as an expression."""
+        """Return a bar parameter as an expression."""
         return self._expr(self.bar_par(bar, name))
 
     def _expr(self, k: int) -> hy.expression:
         return hy.par[k] if self._values is None else hy.expression(self._values[k])
 
     def user_parameters(self) -> dict[str, hy.expression]:
-        """``{"par_<name>": expression}`` of the model's named parameters, for
-        :func:`heyoka.subs` on user expressions."""
+        """Return ``{"par_<name>": expression}`` of the model's named parameters.
+
+        For :func:`heyoka.subs` on user expressions.
+        """
         return {f"par_{key[2]}": self._expr(k) for key, k in self._index.items()
                 if key[0] == "param" and len(key) == 3}
 
     def variables(self) -> tuple[list, list]:
-        """The coordinate and velocity variables ``x{i}, y{i}, th{i}`` / ``vx{i}, ...``."""
+        """Return the coordinate and velocity variables ``x{i}, y{i}, th{i}`` / ``vx{i}, ...``."""
         q = [hy.expression(f"{c}{i}") for i in range(self.n_bars) for c in ("x", "y", "th")]
         qd = [hy.expression(f"{c}{i}") for i in range(self.n_bars) for c in ("vx", "vy", "om")]
         return q, qd
 
     def point_expr(self, bar: int, sl: hy.expression) -> tuple:
-        """Position ``(x, y)`` and velocity ``(vx, vy)`` of a bar point as expressions, with
-        ``sl`` the expression of :math:`sL`."""
+        """Return the position ``(x, y)`` and velocity ``(vx, vy)`` of a bar point as expressions.
+
+        ``sl`` is the expression of :math:`sL`.
+        """
         q, qd = self.variables()
         x, y, th = q[3 * bar:3 * bar + 3]
         vx, vy, om = qd[3 * bar:3 * bar + 3]
@@ -141,31 +148,35 @@ class RowContext:
 
     @staticmethod
     def v(j: int) -> str:
-        """Factor name of the velocity :math:`\\dot q_j`."""
+        r"""Factor name of the velocity :math:`\dot q_j`."""
         return f"v{j}"
 
     @staticmethod
     def cos(bar: int) -> str:
-        """Factor name of :math:`\\cos θ_i`."""
+        r"""Factor name of :math:`\cos θ_i`."""
         return f"c{bar}"
 
     @staticmethod
     def sin(bar: int) -> str:
-        """Factor name of :math:`\\sin θ_i`."""
+        r"""Factor name of :math:`\sin θ_i`."""
         return f"s{bar}"
 
     def point(self, bar: int, sl: int, axis: int, sign: float = 1.0) -> mo.Poly:
-        """``sign`` times the x (``axis=0``) or y (``axis=1``) coordinate of a bar point,
-        :math:`x_i + sL\\cos θ_i` or :math:`y_i + sL\\sin θ_i`, with ``sl`` the index of the
-        parameter :math:`sL`."""
+        r"""Return ``sign`` times the x (``axis=0``) or y (``axis=1``) coordinate of a bar point.
+
+        The coordinate is :math:`x_i + sL\cos θ_i` or :math:`y_i + sL\sin θ_i`, with ``sl`` the
+        index of the parameter :math:`sL`.
+        """
         trig = self.cos(bar) if axis == 0 else self.sin(bar)
         return mo.add(mo.monomial((self.q(3 * bar + axis),), sign),
                       mo.monomial((trig,), sign, sl))
 
     def point_velocity(self, bar: int, sl: int, axis: int, sign: float = 1.0) -> mo.Poly:
-        """``sign`` times the x or y velocity of a bar point:
-        :math:`\\dot x_i - sL\\sin θ_i\\,\\dot θ_i` or
-        :math:`\\dot y_i + sL\\cos θ_i\\,\\dot θ_i`."""
+        r"""Return ``sign`` times the x or y velocity of a bar point.
+
+        The velocity is :math:`\dot x_i - sL\sin θ_i\,\dot θ_i` or
+        :math:`\dot y_i + sL\cos θ_i\,\dot θ_i`.
+        """
         om = self.v(3 * bar + 2)
         if axis == 0:
             return mo.add(mo.monomial((self.v(3 * bar),), sign),
@@ -176,8 +187,10 @@ class RowContext:
 
 @dataclass(frozen=True)
 class LoadContext:
-    """What :meth:`Element.from_dict` checks against: the number of bars, the names taken and
-    the file's format version."""
+    """What :meth:`Element.from_dict` checks against.
+
+    The number of bars, the names taken and the file's format version.
+    """
 
     n_bars: int
     names: set
@@ -188,8 +201,9 @@ class LoadContext:
 
 @dataclass(frozen=True)
 class EventSpec:
-    """An event an element watches during a simulation (located exactly by heyoka on the
-    Taylor series of ``value``).
+    """An event an element watches during a simulation.
+
+    It is located exactly by heyoka on the Taylor series of ``value``.
 
     Attributes
     ----------
@@ -217,8 +231,11 @@ class EventSpec:
 
 
 class EventActions(ABC):
-    """What an element may do when one of its events triggers (given to
-    :meth:`Element.on_event` by the simulator, whose ``_Actions`` implements every method)."""
+    """What an element may do when one of its events triggers.
+
+    Given to :meth:`Element.on_event` by the simulator, whose ``_Actions`` implements every
+    method.
+    """
 
     @abstractmethod
     def is_active(self) -> bool:
@@ -227,16 +244,20 @@ class EventActions(ABC):
 
     @abstractmethod
     def impact(self, restitution: float, activate: bool) -> dict:
-        """Apply the impulse through the Delassus matrix of the active rows and the element's
-        rows that makes their velocity :math:`-e` times the approach velocity (Newton's law;
-        other active rows keep their velocity), then switch the element's rows on if
-        ``activate``. Returns ``{"approach_speed", "impulse", "kinetic_energy_lost"}``."""
+        """Apply Newton's impact law to the element's rows, then switch them on if ``activate``.
+
+        The impulse goes through the Delassus matrix of the active rows and the element's rows
+        and makes their velocity :math:`-e` times the approach velocity (other active rows keep
+        their velocity). Returns ``{"approach_speed", "impulse", "kinetic_energy_lost"}``.
+        """
         ...
 
     @abstractmethod
     def adds_rank(self) -> bool:
-        """Whether the element's rows, switched on now, would constrain anything the active
-        rows do not already hold (False: they are redundant at this pose)."""
+        """Whether the element's rows, switched on now, would constrain anything new.
+
+        False: the active rows already hold what they would (they are redundant at this pose).
+        """
         ...
 
     @abstractmethod
@@ -246,7 +267,7 @@ class EventActions(ABC):
 
     @abstractmethod
     def approach_speed(self) -> float:
-        """How fast the element's row closes now, :math:`-J\\dot q \\ge 0` (m/s or rad/s)."""
+        r"""How fast the element's row closes now, :math:`-J\dot q \ge 0` (m/s or rad/s)."""
         ...
 
     @abstractmethod
@@ -270,6 +291,12 @@ class EventActions(ABC):
         ...
 
 
+
+@functools.cache
+def _list_fields(cls: type) -> tuple[str, ...]:
+    """Return the dataclass field names of an element class (cached: ``fields`` is slow)."""
+    return tuple(f.name for f in fields(cls))
+
 class Element(ABC):
     """Base of every element kind (see the module docstring).
 
@@ -290,38 +317,45 @@ class Element(ABC):
 
     # ------------------------------------------------------------------ data
     def copy(self) -> Element:
-        """An independent copy (lists copied, immutable values shared)."""
+        """Return an independent copy (lists copied, immutable values shared)."""
         c = copy.copy(self)
-        for f in fields(self):
-            v = getattr(c, f.name)
+        for name in _list_fields(type(self)):
+            v = getattr(c, name)
             if isinstance(v, list):
-                object.__setattr__(c, f.name, [list(x) if isinstance(x, list) else x for x in v])
+                object.__setattr__(c, name, [list(x) if isinstance(x, list) else x for x in v])
         return c
 
     @abstractmethod
     def bars_used(self) -> tuple[int, ...]:
-        """The bars the element touches."""
+        """Return the bars the element touches."""
         ...
 
     def parameters(self, bars: list) -> list[tuple[tuple, float]]:
-        """``[(name, value), ...]``: the runtime parameters, ``name`` a tuple (the parameter
-        key is ``(kind, index, *name)``); ``bars`` are the model's bar records."""
+        """Return the runtime parameters ``[(name, value), ...]``.
+
+        ``name`` is a tuple (the parameter key is ``(kind, index, *name)``); ``bars`` are the
+        model's bar records.
+        """
         return []
 
     def parameter_symbols(self, position: int, bars: list) -> dict[tuple, list[SymbolFactor]]:
-        """The symbol of each parameter as factors ``[(name, power), ...]`` (LaTeX names),
-        for formulas, e.g. ``{("sL",): [("s_{S0}", 1), ("L_2", 1)]}``."""
+        """Return the symbol of each parameter as factors ``[(name, power), ...]`` (LaTeX names).
+
+        For formulas, e.g. ``{("sL",): [("s_{S0}", 1), ("L_2", 1)]}``.
+        """
         return {}
 
     @abstractmethod
     def topology(self) -> Hashable:
-        """What compiled code depends on (connectivity, counts), never numeric values."""
+        """Return what compiled code depends on (connectivity, counts), never numeric values."""
         ...
 
     @abstractmethod
     def reindexed(self, removed_bar: int) -> Element | None:
-        """This element after bar ``removed_bar`` is deleted (higher indices shift down by
-        one), or None if it cannot exist without that bar."""
+        """Return the element after bar ``removed_bar`` is deleted.
+
+        Higher indices shift down by one; None if the element cannot exist without that bar.
+        """
         ...
 
     @abstractmethod
@@ -330,11 +364,11 @@ class Element(ABC):
         ...
 
     def events(self, ctx: RowContext) -> list[EventSpec]:
-        """The events the element watches during a simulation (none by default)."""
+        """Return the events the element watches during a simulation (none by default)."""
         return []
 
     def on_event(self, role: str, act: EventActions) -> None:
-        """What the element does when its event ``role`` triggers (see :class:`EventActions`)."""
+        """Act when the event ``role`` triggers (see :class:`EventActions`)."""
         return None  # kinds without events never get here
 
     def label_prefix(self, position: int) -> str:
@@ -355,18 +389,22 @@ class Element(ABC):
 
 
 def shift_bar(b: int, removed: int) -> int:
-    """A bar index after bar ``removed`` is deleted (``b != removed``)."""
+    """Return a bar index after bar ``removed`` is deleted (``b != removed``)."""
     return b - 1 if b > removed else b
 
 
 class OnOneBar:
-    """Mixin for elements attached to one bar (a ``bar`` field): the bars they use and their
-    re-indexing (removed with their bar)."""
+    """Mixin for elements attached to one bar (a ``bar`` field).
+
+    It gives the bars they use and their re-indexing (removed with their bar).
+    """
 
     def bars_used(self) -> tuple[int, ...]:
+        """Return the indices of the bodies the element touches."""
         return (self.bar,)
 
     def reindexed(self, removed_bar: int):
+        """Return the element after bar ``removed_bar`` is deleted (None if it used it)."""
         if self.bar == removed_bar:
             return None
         c = self.copy()
@@ -384,20 +422,25 @@ class Constraint(Element):
 
     @abstractmethod
     def rows(self, ctx: RowContext) -> list[Row]:
-        """The element's rows, holonomic and/or velocity level (see :class:`Row`)."""
+        """Return the element's rows, holonomic and/or velocity level (see :class:`Row`)."""
         ...
 
     def reaction_terms(self, position: int, rows: list[tuple[int, Row]]
                        ) -> list[tuple[tuple, int, int, float]]:
-        """How multipliers become forces on bars: ``[((kind, index, bar), column, axis,
-        sign), ...]`` meaning ``force[:, axis] += sign * lambda[:, column]`` on that bar
-        (axis 0 = x, 1 = y). ``rows`` are the element's rows with their columns. Default:
-        none (the element's multipliers are not point forces)."""
+        """Return how multipliers become forces on bars.
+
+        ``[((kind, index, bar), column, axis, sign), ...]`` means
+        ``force[:, axis] += sign * lambda[:, column]`` on that bar (axis 0 = x, 1 = y). ``rows``
+        are the element's rows with their columns. Default: none (the element's multipliers are
+        not point forces).
+        """
         return []
 
     def group(self) -> dict:
-        """Data recorded on trajectories for :meth:`Trajectory.constraint_output` (named
-        constraints): at least ``velocity_level``."""
+        """Return the data recorded on trajectories for :meth:`Trajectory.constraint_output`.
+
+        For named constraints: at least ``velocity_level``.
+        """
         return {"velocity_level": False}
 
     @property
@@ -407,11 +450,11 @@ class Constraint(Element):
 
 
 class Load(Element):
-    """An element that adds generalized forces :math:`Q`.
+    r"""An element that adds generalized forces :math:`Q`.
 
-    Its force splits into a conservative part :math:`-\\partial V/\\partial q`, a dissipative
-    part (dissipating the power :math:`P_d \\ge 0`) and a driving part (supplying the power
-    :math:`P_{in}`), so that along any motion :math:`\\frac{d}{dt}(T + V) = P_{in} - P_d`
+    Its force splits into a conservative part :math:`-\partial V/\partial q`, a dissipative
+    part (dissipating the power :math:`P_d \ge 0`) and a driving part (supplying the power
+    :math:`P_{in}`), so that along any motion :math:`\frac{d}{dt}(T + V) = P_{in} - P_d`
     (the energy ledger). Terms are polys or heyoka expressions (see :class:`Row`).
     """
 
@@ -430,8 +473,10 @@ class Load(Element):
         ...
 
     def potential(self, ctx: RowContext) -> Any:
-        """Potential energy :math:`V` whose negative gradient is the conservative part of the
-        load (``{}`` if none)."""
+        """Return the potential energy :math:`V` of the load's conservative part.
+
+        Its negative gradient is the conservative part of the load (``{}`` if none).
+        """
         return {}
 
     def power_in(self, ctx: RowContext) -> Any:
@@ -439,12 +484,15 @@ class Load(Element):
         return {}
 
     def dissipation(self, ctx: RowContext) -> Any:
-        """Power :math:`P_d \\ge 0` dissipated by the damping part (``{}`` if none)."""
+        r"""Power :math:`P_d \ge 0` dissipated by the damping part (``{}`` if none)."""
         return {}
 
     def force_outputs(self, ctx: RowContext) -> list[tuple[str, Any]]:
-        """The element's own force along a motion, ``[(label, term), ...]`` (e.g. the tension
-        of a spring), for :meth:`Trajectory.element_force`; none by default."""
+        """Return the element's own force along a motion, ``[(label, term), ...]``.
+
+        For example the tension of a spring, for :meth:`Trajectory.element_force`; none by
+        default.
+        """
         return []
 
 

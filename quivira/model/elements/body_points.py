@@ -1,16 +1,17 @@
-"""Points of bodies in their own frame, shared by the joints of issue 21 (weld, distance,
-rolling, joint motor).
+r"""Points of bodies in their own frame.
+
+Shared by the joints of issue 21 (weld, distance, rolling, joint motor).
 
 A point of body :math:`i` is given in the body frame by :math:`(u, v)` (m) relative to the
 mass centre; its position and velocity are
 
 .. math::
-    p = \\begin{pmatrix} x_i + u\\cos θ_i - v\\sin θ_i \\\\ y_i + u\\sin θ_i + v\\cos θ_i
-        \\end{pmatrix}, \\qquad
-    \\dot p = \\begin{pmatrix} \\dot x_i - (u\\sin θ_i + v\\cos θ_i)\\,\\dot θ_i \\\\
-              \\dot y_i + (u\\cos θ_i - v\\sin θ_i)\\,\\dot θ_i \\end{pmatrix}.
+    p = \begin{pmatrix} x_i + u\cos θ_i - v\sin θ_i \\ y_i + u\sin θ_i + v\cos θ_i
+        \end{pmatrix}, \qquad
+    \dot p = \begin{pmatrix} \dot x_i - (u\sin θ_i + v\cos θ_i)\,\dot θ_i \\
+              \dot y_i + (u\cos θ_i - v\sin θ_i)\,\dot θ_i \end{pmatrix}.
 
-``body`` None is the ground: :math:`(u, v)` are then ground coordinates and :math:`\\dot p = 0`.
+``body`` None is the ground: :math:`(u, v)` are then ground coordinates and :math:`\dot p = 0`.
 A point is referred to by a *point reference*: a number ``s`` (the point :math:`(sL, 0)` of the
 body's axis, as for bars), a pair ``(u, v)`` in metres, or the name of an attachment point of a
 rigid body. The reference is stored and resolved against the current bodies whenever the
@@ -29,8 +30,10 @@ from .base import RowContext, shift_bar
 
 def point_poly(ctx: RowContext, body: int | None, u: int, v: int, axis: int,
                sign: float = 1.0) -> mo.Poly:
-    """``sign`` times the x (``axis=0``) or y (``axis=1``) coordinate of a body point as a
-    poly, ``u``, ``v`` the indices of its parameters."""
+    """Return ``sign`` times the x (``axis=0``) or y (``axis=1``) coordinate of a body point.
+
+    As a poly; ``u``, ``v`` are the indices of its parameters.
+    """
     if body is None:
         return mo.constant(sign, u if axis == 0 else v)
     c, s = ctx.cos(body), ctx.sin(body)
@@ -60,8 +63,10 @@ def angle_poly(ctx: RowContext, body: int | None, sign: float = 1.0) -> mo.Poly:
 
 
 def check_ref(ref: Any, what: str) -> Any:
-    """A point reference as stored (JSON-ready): a float ``s``, a list ``[u, v]`` or a
-    name."""
+    """Validate a point reference as stored (JSON-ready).
+
+    A float ``s``, a list ``[u, v]`` or a name.
+    """
     if isinstance(ref, str):
         if not ref:
             raise ValueError(f"{what}: a point name must not be empty")
@@ -81,7 +86,7 @@ def resolve(bars: list, body: int | None, ref: Any, what: str) -> tuple[float, f
 
 
 def world(bars: list, body: int | None, uv: tuple[float, float]) -> tuple[float, float]:
-    """Initial position of a resolved point."""
+    """Return the initial position of a resolved point."""
     if body is None:
         return uv
     if bars[body].pose is None:
@@ -91,7 +96,7 @@ def world(bars: list, body: int | None, uv: tuple[float, float]) -> tuple[float,
 
 def body_of(value: Any, bars: list, what: str, *, rotating: bool = False,
             ground: bool = True) -> int | None:
-    """A body index (None for ground when allowed); ``rotating``: not a particle."""
+    """Validate a body index (None for ground when allowed); ``rotating``: not a particle."""
     if value is None and not ground:
         raise TypeError(f"{what} must be a body index (ground is not allowed here)")
     i = optional_bar(value, len(bars), what)
@@ -102,12 +107,12 @@ def body_of(value: Any, bars: list, what: str, *, rotating: bool = False,
 
 
 def shifted(body: int | None, removed: int) -> int | None:
-    """A body index after ``removed`` is deleted (None stays None)."""
+    """Return a body index after ``removed`` is deleted (None stays None)."""
     return None if body is None else shift_bar(body, removed)
 
 
 def ref_text(body: int | None, ref: Any) -> str:
-    """A point for the model summary."""
+    """Return a point's text for the model summary."""
     if body is None:
         return f"ground ({ref[0]:.4g}, {ref[1]:.4g})"
     if isinstance(ref, str):
@@ -118,17 +123,22 @@ def ref_text(body: int | None, ref: Any) -> str:
 
 
 class TwoBodies:
-    """Mixin of the elements between ``body_a`` (None: the ground) and ``body_b`` (weld,
-    distance, body pin, rolling on a disc, joint motor): the bodies used, and the element
-    after a body is deleted."""
+    """Mixin of the elements between ``body_a`` (None: the ground) and ``body_b``.
+
+    Weld, distance, body pin, rolling on a disc, joint motor: the bodies used, and the
+    element after a body is deleted.
+    """
 
     def bars_used(self) -> tuple[int, ...]:
+        """Return the indices of the bodies the element touches."""
         return tuple(i for i in (self.body_a, self.body_b) if i is not None)
 
     def topology(self) -> tuple:
+        """Return the element's part of the topology key (connectivity, never values)."""
         return (self.name, self.body_a, self.body_b)
 
     def reindexed(self, removed_bar: int):
+        """Return the element after bar ``removed_bar`` is deleted (None if it used it)."""
         if removed_bar in self.bars_used():
             return None
         c = self.copy()
@@ -138,8 +148,11 @@ class TwoBodies:
 
 def coincidence_rows(ctx: RowContext, body_a: int | None, body_b: int,
                      label: str) -> list:
-    """The rows :math:`p_b - p_a = 0` (x, y) of two body points whose coordinates are the
-    element's parameters ``ua, va, ub, vb`` (a pin; the position part of a weld)."""
+    """Return the rows :math:`p_b - p_a = 0` (x, y) of two body points.
+
+    Their coordinates are the element's parameters ``ua, va, ub, vb`` (a pin; the position
+    part of a weld).
+    """
     from .base import Row
 
     ua, va, ub, vb = (ctx.par(k) for k in ("ua", "va", "ub", "vb"))

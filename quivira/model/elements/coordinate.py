@@ -1,15 +1,15 @@
-"""Coordinate-vector constraint (as Exudyn's ``ObjectConnectorCoordinateVector``).
+r"""Coordinate-vector constraint (as Exudyn's ``ObjectConnectorCoordinateVector``).
 
 On the marker coordinate vectors :math:`q_b = (x_b, y_b, θ_b)` of two bars (or ground, where
 :math:`q = 0`):
 
 .. math:: c = X_1 q_1 + Y_1 q_1^2 - X_0 q_0 - Y_0 q_0^2 - v_{off} = 0,
 
-squares element-wise; at velocity level the same with :math:`\\dot q` (rows
-:math:`g(\\dot q) = 0`, Chetaev's rule for the quadratic terms). :math:`J^T\\lambda` is the
-generalized constraint force, so a row acts with :math:`+X_1^T\\lambda` on bar 1 and
-:math:`-X_0^T\\lambda` on bar 0 (Exudyn reports the opposite sign). The constraint is
-switchable: ``active=False`` replaces its rows by :math:`\\lambda = 0` through a runtime
+squares element-wise; at velocity level the same with :math:`\dot q` (rows
+:math:`g(\dot q) = 0`, Chetaev's rule for the quadratic terms). :math:`J^T\lambda` is the
+generalized constraint force, so a row acts with :math:`+X_1^T\lambda` on bar 1 and
+:math:`-X_0^T\lambda` on bar 0 (Exudyn reports the opposite sign). The constraint is
+switchable: ``active=False`` replaces its rows by :math:`\lambda = 0` through a runtime
 parameter, without recompiling. Parameters: ``active`` (1 or 0) and ``offset`` per row.
 """
 
@@ -67,8 +67,11 @@ def check_offset(offset: Any, n_rows: int) -> list[float]:
 
 @dataclass
 class CoordinateConstraint(Constraint):
-    """:math:`X_1 q_1 + Y_1 q_1^2 - X_0 q_0 - Y_0 q_0^2 - v_{off} = 0` (see module docstring);
-    ``None`` for a bar means ground, empty matrices are ``None``."""
+    """A coordinate-vector constraint (see the module docstring).
+
+    :math:`X_1 q_1 + Y_1 q_1^2 - X_0 q_0 - Y_0 q_0^2 - v_{off} = 0`; ``None`` for a bar means
+    ground, empty matrices are ``None``.
+    """
 
     bar0: int | None
     bar1: int | None
@@ -97,7 +100,7 @@ class CoordinateConstraint(Constraint):
     def create(cls, bar0: Any, bar1: Any, X0: Any, X1: Any, Y0: Any, Y1: Any, offset: Any,
                velocity_level: Any, active: Any, name: str, n_bars: int
                ) -> CoordinateConstraint:
-        """A validated constraint (arguments as ``add_coordinate_constraint``)."""
+        """Build a validated constraint (arguments as ``add_coordinate_constraint``)."""
         b0 = optional_bar(bar0, n_bars, "bar0")
         b1 = optional_bar(bar1, n_bars, "bar1")
         if b0 is None and b1 is None:
@@ -121,24 +124,28 @@ class CoordinateConstraint(Constraint):
                    check_flag(active, "active"), name)
 
     def with_offset(self, offset: Any) -> CoordinateConstraint:
-        """A copy with a new offset (validated)."""
+        """Return a copy with a new offset (validated)."""
         c = self.copy()
         c.offset = check_offset(offset, self.n_rows)
         return c
 
     def bars_used(self) -> tuple[int, ...]:
+        """Return the indices of the bodies the constraint touches."""
         return tuple(b for b in (self.bar0, self.bar1) if b is not None)
 
     def parameters(self, bars: list) -> list[tuple[tuple, float]]:
+        """Return the constraint's runtime parameters ``[(name, value), ...]``."""
         return [(("active",), 1.0 if self.active else 0.0)] + [
             (("offset", r), v) for r, v in enumerate(self.offset)]
 
     def parameter_symbols(self, position: int, bars: list) -> dict:
+        """Return the LaTeX symbol of each runtime parameter of the constraint."""
         out = {("active",): [(f"a_{position}", 1)]}
         out.update({("offset", r): [(f"o_{{{position}.{r}}}", 1)] for r in range(self.n_rows)})
         return out
 
     def topology(self) -> tuple:
+        """Return the constraint's part of the topology key (connectivity, never values)."""
         def frozen(mat):
             return None if mat is None else tuple(tuple(r) for r in mat)
 
@@ -146,6 +153,7 @@ class CoordinateConstraint(Constraint):
                 self.n_rows, self.velocity_level)
 
     def reindexed(self, removed_bar: int) -> CoordinateConstraint | None:
+        """Return the constraint after bar ``removed_bar`` is deleted (None if it used it)."""
         if removed_bar in (self.bar0, self.bar1):
             return None
         c = self.copy()
@@ -154,6 +162,7 @@ class CoordinateConstraint(Constraint):
         return c
 
     def describe(self, position: int) -> str:
+        """Return the constraint's line in the model summary."""
         def marker(b):
             return "ground" if b is None else f"bar {b}"
 
@@ -163,6 +172,10 @@ class CoordinateConstraint(Constraint):
                 f"{marker(self.bar1)}, {self.n_rows} {level} rows{state}")
 
     def rows(self, ctx: RowContext) -> list[Row]:
+        """Return one row per equation, :math:`X_1 q_1 + Y_1 q_1^2 - X_0 q_0 - Y_0 q_0^2 - v_{off}`.
+
+        At velocity level the velocities stand in place of the coordinates.
+        """
         letter = ctx.v if self.velocity_level else ctx.q
         out = []
         for r in range(self.n_rows):
@@ -183,6 +196,7 @@ class CoordinateConstraint(Constraint):
         return out
 
     def group(self) -> dict:
+        """Return the constraint's data recorded on trajectories (named constraints)."""
         return {"velocity_level": self.velocity_level, "markers": (self.bar0, self.bar1),
                 "terms": [(bar, power, sign, mat) for bar, X, Y, sign in
                           ((self.bar1, self.X1, self.Y1, 1), (self.bar0, self.X0, self.Y0, -1))
@@ -192,12 +206,14 @@ class CoordinateConstraint(Constraint):
                 "Y0": self.Y0, "Y1": self.Y1}
 
     def to_dict(self) -> dict:
+        """Return the constraint as plain JSON-ready data (read back by :meth:`from_dict`)."""
         return {"bar0": self.bar0, "bar1": self.bar1, "X0": self.X0, "X1": self.X1,
                 "Y0": self.Y0, "Y1": self.Y1, "offset": list(self.offset),
                 "velocity_level": self.velocity_level, "active": self.active, "name": self.name}
 
     @classmethod
     def from_dict(cls, d: Any, where: str, ctx: LoadContext) -> CoordinateConstraint:
+        """Build the constraint from :meth:`to_dict` data; ValueError naming ``where`` on errors."""
         def matrix(v, w):
             if v is None:
                 return None

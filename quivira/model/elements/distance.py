@@ -1,14 +1,14 @@
-"""Distance constraint: a massless rigid link between two points of bodies (or the ground).
+r"""Distance constraint: a massless rigid link between two points of bodies (or the ground).
 
 With :math:`d = p_b - p_a` the vector between the points (body-frame points, see
-:mod:`.body_points`) and :math:`\\ell` the link's length, the row is
+:mod:`.body_points`) and :math:`\ell` the link's length, the row is
 
-.. math:: F = \\frac{\\ell^2 - d\\cdot d}{2\\ell} = 0,
+.. math:: F = \frac{\ell^2 - d\cdot d}{2\ell} = 0,
 
 scaled so that its multiplier is the link's **tension** :math:`T` (N): the link pulls point b
-toward a with the force :math:`-T\\,d/\\ell` (and a toward b with :math:`+T\\,d/\\ell`);
+toward a with the force :math:`-T\,d/\ell` (and a toward b with :math:`+T\,d/\ell`);
 :math:`T < 0` is compression. Same constraint as Exudyn's ``ObjectConnectorDistance``.
-Parameters (runtime): the points' :math:`(u, v)`, :math:`1/(2\\ell)` and :math:`\\ell/2`.
+Parameters (runtime): the points' :math:`(u, v)`, :math:`1/(2\ell)` and :math:`\ell/2`.
 """
 
 from __future__ import annotations
@@ -25,8 +25,10 @@ from .body_points import TwoBodies, body_of, check_ref, point_poly, ref_text, re
 
 @dataclass
 class Distance(TwoBodies, Constraint):
-    """The points ``point_a`` of ``body_a`` and ``point_b`` of ``body_b`` (None: ground, the
-    point then a ground position) kept at the distance ``length`` (m)."""
+    """The points ``point_a`` of ``body_a`` and ``point_b`` of ``body_b`` at a fixed distance.
+
+    None: ground, the point then a ground position; the distance is ``length`` (m).
+    """
 
     body_a: int | None
     point_a: Any
@@ -44,7 +46,7 @@ class Distance(TwoBodies, Constraint):
     @classmethod
     def create(cls, body_a: Any, point_a: Any, body_b: Any, point_b: Any, length: Any,
                name: str, bars: list) -> Distance:
-        """A validated link; ``length`` None is the initial distance of the points."""
+        """Build a validated link; ``length`` None is the initial distance of the points."""
         a = body_of(body_a, bars, f"{name}: body_a")
         b = body_of(body_b, bars, f"{name}: body_b")
         if a is None and b is None:
@@ -63,12 +65,14 @@ class Distance(TwoBodies, Constraint):
 
 
     def parameters(self, bars: list) -> list[tuple[tuple, float]]:
+        """Return the distance link's runtime parameters ``[(name, value), ...]``."""
         ua, va = resolve(bars, self.body_a, self.point_a, f"{self.name}: point_a")
         ub, vb = resolve(bars, self.body_b, self.point_b, f"{self.name}: point_b")
         return [(("ua",), ua), (("va",), va), (("ub",), ub), (("vb",), vb),
                 (("inv_2l",), 0.5 / self.length), (("half_l",), 0.5 * self.length)]
 
     def parameter_symbols(self, position: int, bars: list) -> dict:
+        """Return the LaTeX symbol of each runtime parameter of the distance link."""
         d = f"D{position}"
         return {("ua",): [(f"u_{{a,{d}}}", 1)], ("va",): [(f"v_{{a,{d}}}", 1)],
                 ("ub",): [(f"u_{{b,{d}}}", 1)], ("vb",): [(f"v_{{b,{d}}}", 1)],
@@ -77,11 +81,16 @@ class Distance(TwoBodies, Constraint):
 
 
     def describe(self, position: int) -> str:
+        """Return the distance link's line in the model summary."""
         return (f"constraint {self.name!r}: distance {self.length:g} between "
                 f"{ref_text(self.body_a, self.point_a)} and "
                 f"{ref_text(self.body_b, self.point_b)}")
 
     def rows(self, ctx: RowContext) -> list[Row]:
+        r"""Return the row :math:`\ell/2 - |p_b - p_a|^2/(2\ell) = 0`.
+
+        Scaled so that its multiplier is the tension (N).
+        """
         ua, va, ub, vb = (ctx.par(k) for k in ("ua", "va", "ub", "vb"))
         dd = []
         for axis in (0, 1):
@@ -94,11 +103,13 @@ class Distance(TwoBodies, Constraint):
         return [Row(F, f"{self.name} · tension", owner, "tension")]
 
     def to_dict(self) -> dict:
+        """Return the distance link as plain JSON-ready data (read back by :meth:`from_dict`)."""
         return {"name": self.name, "body_a": self.body_a, "point_a": self.point_a,
                 "body_b": self.body_b, "point_b": self.point_b, "length": self.length}
 
     @classmethod
     def from_dict(cls, d: Any, where: str, ctx: LoadContext) -> Distance:
+        """Build the link from :meth:`to_dict` data; ValueError naming ``where`` on errors."""
         a = optional_bar(field(d, "body_a", where), ctx.n_bars, f"{where}.body_a")
         b = optional_bar(field(d, "body_b", where), ctx.n_bars, f"{where}.body_b")
         if a is None and b is None:

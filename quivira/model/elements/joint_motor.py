@@ -1,4 +1,4 @@
-"""Joint motor: the relative angle of two bodies driven by a law of time.
+r"""Joint motor: the relative angle of two bodies driven by a law of time.
 
 For bodies a (None: ground, :math:`θ_a = 0`) and b, typically the first two bars of a pin
 joint, and an angle law :math:`φ(t)` (a heyoka expression of ``hy.time`` and the model's
@@ -6,8 +6,8 @@ named parameters, ``model.parameter(name)``), the rheonomic row is
 
 .. math:: F(q, t) = θ_b - θ_a - φ(t) = 0 .
 
-Its Jacobian and :math:`\\dot J\\dot q` carry the :math:`\\partial/\\partial t` terms
-(:mod:`quivira.constraint_rows`): :math:`\\ddot F = \\ddot θ_b - \\ddot θ_a - \\ddot φ(t)`.
+Its Jacobian and :math:`\dot J\dot q` carry the :math:`\partial/\partial t` terms
+(:mod:`quivira.constraint_rows`): :math:`\ddot F = \ddot θ_b - \ddot θ_a - \ddot φ(t)`.
 The multiplier is the **motor torque** on body b (N·m; its opposite acts on body a). Named
 parameters in the law are runtime parameters: ``set_parameter`` re-simulates without
 compiling.
@@ -45,7 +45,7 @@ class JointMotor(TwoBodies, Constraint):
     @classmethod
     def create(cls, body_a: Any, body_b: Any, law: Any, name: str, bars: list,
                parameters: list[str]) -> JointMotor:
-        """A validated motor; the law may use ``hy.time`` and named parameters only."""
+        """Build a validated motor; the law may use ``hy.time`` and named parameters only."""
         a = body_of(body_a, bars, f"{name}: body_a", rotating=True)
         b = body_of(body_b, bars, f"{name}: body_b", rotating=True, ground=False)
         if a == b:
@@ -54,10 +54,12 @@ class JointMotor(TwoBodies, Constraint):
 
 
     def topology(self) -> tuple:
+        """Return the joint motor's part of the topology key (connectivity, never values)."""
         return (self.name, self.body_a, self.body_b, str(self.law))
 
 
     def describe(self, position: int) -> str:
+        """Return the joint motor's line in the model summary."""
         a = "the ground" if self.body_a is None else f"body {self.body_a}"
         text = str(self.law)
         text = text if len(text) <= 60 else text[:57] + "..."
@@ -65,6 +67,7 @@ class JointMotor(TwoBodies, Constraint):
                 f"to {a} = {text}")
 
     def rows(self, ctx: RowContext) -> list[Row]:
+        r"""Return the row :math:`θ_b - θ_a - \mathrm{law}(t) = 0` (:math:`θ_a = 0`: ground)."""
         subs = ctx.user_parameters()
         law = hy.subs(self.law, subs) if subs else self.law
         F = hy.expression(f"th{self.body_b}") - law
@@ -73,11 +76,13 @@ class JointMotor(TwoBodies, Constraint):
         return [Row(F, f"{self.name} · torque", self.body_b, "torque")]
 
     def to_dict(self) -> dict:
+        """Return the joint motor as plain JSON-ready data (read back by :meth:`from_dict`)."""
         return {"name": self.name, "body_a": self.body_a, "body_b": self.body_b,
                 "law": encode_expression(self.law), "law_text": str(self.law)}
 
     @classmethod
     def from_dict(cls, d: Any, where: str, ctx: LoadContext) -> JointMotor:
+        """Build the motor from :meth:`to_dict` data; ValueError naming ``where`` on errors."""
         a = optional_bar(field(d, "body_a", where), ctx.n_bars, f"{where}.body_a")
         b = bar_index(field(d, "body_b", where), ctx.n_bars, f"{where}.body_b")
         if a == b:

@@ -1,13 +1,13 @@
-"""Pin joint: points of two or more bars kept coincident.
+r"""Pin joint: points of two or more bars kept coincident.
 
-A joint of bars :math:`b_0, b_1, \\ldots` at local coordinates :math:`s_0, s_1, \\ldots` gives,
-for every :math:`k \\ge 1`, the rows
+A joint of bars :math:`b_0, b_1, \ldots` at local coordinates :math:`s_0, s_1, \ldots` gives,
+for every :math:`k \ge 1`, the rows
 
-.. math:: p_{b_k}(s_k) - p_{b_0}(s_0) = 0 \\qquad (x \\text{ and } y),
+.. math:: p_{b_k}(s_k) - p_{b_0}(s_0) = 0 \qquad (x \text{ and } y),
 
-with :math:`p_i(s) = (x_i, y_i) + sL_i(\\cos θ_i, \\sin θ_i)`. Their multipliers
-:math:`(\\lambda_{k,x}, \\lambda_{k,y})` are the force the joint exerts on bar :math:`b_k` at
-its joint point, and :math:`-\\sum_k \\lambda_k` the force on bar :math:`b_0` (global frame,
+with :math:`p_i(s) = (x_i, y_i) + sL_i(\cos θ_i, \sin θ_i)`. Their multipliers
+:math:`(\lambda_{k,x}, \lambda_{k,y})` are the force the joint exerts on bar :math:`b_k` at
+its joint point, and :math:`-\sum_k \lambda_k` the force on bar :math:`b_0` (global frame,
 newtons for SI data). Parameters: :math:`s_k L_{b_k}` per bar (``("joint", j, k, "sL")``).
 """
 
@@ -34,7 +34,7 @@ class PinJoint(Constraint):
 
     @classmethod
     def create(cls, bar_index_list: Any, s: Any, n_bars: int, position: int) -> PinJoint:
-        """A validated joint (``bar_index_list``, ``s`` as given to ``add_joint``)."""
+        """Build a validated joint (``bar_index_list``, ``s`` as given to ``add_joint``)."""
         where = f"joint {position}"
         try:
             bars, ss = list(bar_index_list), list(s)
@@ -51,29 +51,40 @@ class PinJoint(Constraint):
         return cls(idx, [check_s(v, f"{where}: s[{k}]") for k, v in enumerate(ss)])
 
     def bars_used(self) -> tuple[int, ...]:
+        """Return the indices of the bodies the joint touches."""
         return tuple(self.bars)
 
     def parameters(self, bars: list) -> list[tuple[tuple, float]]:
+        """Return the joint's runtime parameters ``[(name, value), ...]``."""
         return [((k, "sL"), s * bars[b].length) for k, (b, s) in enumerate(zip(self.bars, self.s))]
 
     def parameter_symbols(self, position: int, bars: list) -> dict:
+        """Return the LaTeX symbol of each runtime parameter of the joint."""
         return {(k, "sL"): [(f"s_{{J{position}.{k}}}", 1), (f"L_{b}", 1)]
                 for k, b in enumerate(self.bars)}
 
     def topology(self) -> tuple:
+        """Return the joint's part of the topology key (connectivity, never values)."""
         return tuple(self.bars)
 
     def reindexed(self, removed_bar: int) -> PinJoint | None:
+        """Return the joint after bar ``removed_bar`` is deleted (None if it used it)."""
         keep = [(b, s) for b, s in zip(self.bars, self.s) if b != removed_bar]
         if len(keep) < 2:
             return None
         return PinJoint([shift_bar(b, removed_bar) for b, _ in keep], [s for _, s in keep])
 
     def describe(self, position: int) -> str:
+        """Return the joint's line in the model summary."""
         pts = ", ".join(f"bar {b} at s = {s:g}" for b, s in zip(self.bars, self.s))
         return f"joint {position}: {pts}"
 
     def rows(self, ctx: RowContext) -> list[Row]:
+        r"""Return the rows :math:`p_k - p_0 = 0` (x, y) for every bar ``k`` after the first.
+
+        :math:`p_k = (x_k + s_k L_k\cos θ_k,\ y_k + s_k L_k\sin θ_k)` is the joint point of bar
+        ``k``.
+        """
         b0 = self.bars[0]
         out = []
         for k in range(1, len(self.bars)):
@@ -85,6 +96,7 @@ class PinJoint(Constraint):
         return out
 
     def reaction_terms(self, position: int, rows: list[tuple[int, Row]]) -> list:
+        """Return how the joint's multipliers act as forces on the bars."""
         b0 = self.bars[0]
         out = [(("joint", position, b0), None, 0, 0.0)]  # bar b0 listed first
         for col, row in rows:
@@ -94,10 +106,12 @@ class PinJoint(Constraint):
         return out
 
     def to_dict(self) -> dict:
+        """Return the joint as plain JSON-ready data (read back by :meth:`from_dict`)."""
         return {"bars": list(self.bars), "s": list(self.s)}
 
     @classmethod
     def from_dict(cls, d: Any, where: str, ctx: LoadContext) -> PinJoint:
+        """Build the joint from :meth:`to_dict` data; ValueError naming ``where`` on errors."""
         bars = list_field(d, "bars", where)
         ss = list_field(d, "s", where)
         if len(bars) < 2 or len(ss) != len(bars):

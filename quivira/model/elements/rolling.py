@@ -1,14 +1,14 @@
-"""Rolling without slipping of a disc: on a ground line, and on (or inside) another disc.
+r"""Rolling without slipping of a disc: on a ground line, and on (or inside) another disc.
 
 :class:`RollingOnLine` — a disc of radius :math:`R` whose centre is the body point
 :math:`c` rolls on the ground line through :math:`P` with direction
-:math:`t = (\\cos α, \\sin α)` and normal :math:`n = (-\\sin α, \\cos α)` (the disc lies on the
+:math:`t = (\cos α, \sin α)` and normal :math:`n = (-\sin α, \cos α)` (the disc lies on the
 side of :math:`+n`). Holonomic rows:
 
-.. math:: n\\cdot(c - P) - R = 0, \\qquad t\\cdot c + R\\,θ - k = 0,
+.. math:: n\cdot(c - P) - R = 0, \qquad t\cdot c + R\,θ - k = 0,
 
-the second the integrated no-slip condition :math:`t\\cdot\\dot c = -R\\dot θ`
-(:math:`x + Rθ = \\text{const}` on level ground), with :math:`k = t\\cdot c_0 + Rθ_0` from the
+the second the integrated no-slip condition :math:`t\cdot\dot c = -R\dot θ`
+(:math:`x + Rθ = \text{const}` on level ground), with :math:`k = t\cdot c_0 + Rθ_0` from the
 initial pose. The multipliers are the **normal force** (along :math:`n`) and the **friction
 force** (along :math:`t`) of the ground on the disc at the contact point :math:`c - Rn` (N).
 
@@ -17,16 +17,16 @@ of disc a (radius :math:`R_a`, centre :math:`c_a`), or inside it (``inside=True`
 disc a may be the ground (a fixed circle). With :math:`d = c_b - c_a` and
 :math:`D = R_a + R_b` (outside) or :math:`R_a - R_b` (inside), the rows are
 
-.. math:: \\pm\\frac{d\\cdot d - D^2}{2D} = 0 \\ (\\text{+ outside}), \\qquad
-          g = \\frac{d \\times \\dot d}{D} - R_a\\dot θ_a \\mp R_b\\dot θ_b = 0,
+.. math:: \pm\frac{d\cdot d - D^2}{2D} = 0 \ (\text{+ outside}), \qquad
+          g = \frac{d \times \dot d}{D} - R_a\dot θ_a \mp R_b\dot θ_b = 0,
 
 the second at velocity level: the velocities of the two material points at the contact agree
-(:math:`d\\times\\dot d/D = D\\dot φ` with :math:`φ` the direction of :math:`d`, exact on the
-first row). Its integral, :math:`Dφ - R_aθ_a \\mp R_bθ_b`, would need :math:`φ =
-\\operatorname{atan2}(d_y, d_x)` with its jump at ±π; the velocity form is smooth everywhere.
+(:math:`d\times\dot d/D = D\dot φ` with :math:`φ` the direction of :math:`d`, exact on the
+first row). Its integral, :math:`Dφ - R_aθ_a \mp R_bθ_b`, would need :math:`φ =
+\operatorname{atan2}(d_y, d_x)` with its jump at ±π; the velocity form is smooth everywhere.
 The multipliers are the **normal force** on disc b (pushing it away from a's centre when
 outside, toward it when inside) and the **friction force** on disc b along
-:math:`e_\\perp = (-d_y, d_x)/D` (N); disc a gets the opposite forces.
+:math:`e_\perp = (-d_y, d_x)/D` (N); disc a gets the opposite forces.
 """
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ from .body_points import (
 
 
 def _radius(bars: list, body: int, radius: Any, what: str) -> float | None:
-    """The given radius, or None to use the disc shape of the body (checked)."""
+    """Validate the given radius, or return None to use the disc shape of the body."""
     if radius is not None:
         return check_positive(radius, what)
     if getattr(bars[body], "radius", None) is None:
@@ -76,8 +76,11 @@ def _current_radius(bars: list, body: int | None, radius: float | None) -> float
 
 @dataclass
 class RollingOnLine(Constraint):
-    """Disc ``body`` (centre at its point ``centre``, radius ``radius`` or its disc shape's)
-    rolls without slipping on the ground line through ``point`` at ``angle``."""
+    """A disc rolling without slipping on a ground line.
+
+    Disc ``body`` (centre at its point ``centre``, radius ``radius`` or its disc shape's)
+    rolls on the ground line through ``point`` at ``angle``.
+    """
 
     body: int
     centre: Any
@@ -95,8 +98,10 @@ class RollingOnLine(Constraint):
     @classmethod
     def create(cls, body: Any, angle: Any, point: Any, radius: Any, centre: Any, name: str,
                bars: list) -> RollingOnLine:
-        """A validated contact; ``point`` None puts the line tangent to the disc in its initial
-        pose."""
+        """Build a validated contact.
+
+        ``point`` None puts the line tangent to the disc in its initial pose.
+        """
         i = body_of(body, bars, f"{name}: body", rotating=True, ground=False)
         R = _radius(bars, i, radius, f"{name}: radius")
         c = check_ref(centre, f"{name}: centre")
@@ -111,9 +116,11 @@ class RollingOnLine(Constraint):
         return cls(i, c, R, check_point(point, f"{name}: point"), al, name)
 
     def bars_used(self) -> tuple[int, ...]:
+        """Return the indices of the bodies the rolling contact touches."""
         return (self.body,)
 
     def parameters(self, bars: list) -> list[tuple[tuple, float]]:
+        """Return the rolling contact's runtime parameters ``[(name, value), ...]``."""
         u, v = resolve(bars, self.body, self.centre, f"{self.name}: centre")
         R = _current_radius(bars, self.body, self.radius)
         tx, ty = math.cos(self.angle), math.sin(self.angle)
@@ -129,6 +136,7 @@ class RollingOnLine(Constraint):
                 (("d",), nx * self.point[0] + ny * self.point[1] + R), (("k",), k)]
 
     def parameter_symbols(self, position: int, bars: list) -> dict:
+        """Return the LaTeX symbol of each runtime parameter of the rolling contact."""
         r = f"R{position}"
         return {("u",): [(f"u_{{{r}}}", 1)], ("v",): [(f"v_{{{r}}}", 1)],
                 ("R",): [(f"R_{{{r}}}", 1)], ("tx",): [(f"t_{{x,{r}}}", 1)],
@@ -137,9 +145,11 @@ class RollingOnLine(Constraint):
                 ("k",): [(f"k_{{{r}}}", 1)]}
 
     def topology(self) -> tuple:
+        """Return the rolling contact's part of the topology key (connectivity, never values)."""
         return (self.name, self.body, self.angle)  # the reactions' directions depend on it
 
     def reindexed(self, removed_bar: int) -> RollingOnLine | None:
+        """Return the rolling contact after bar ``removed_bar`` is deleted (None if it used it)."""
         if removed_bar == self.body:
             return None
         c = self.copy()
@@ -147,12 +157,18 @@ class RollingOnLine(Constraint):
         return c
 
     def describe(self, position: int) -> str:
+        """Return the rolling contact's line in the model summary."""
         r = "its disc radius" if self.radius is None else f"radius {self.radius:g}"
         return (f"constraint {self.name!r}: {ref_text(self.body, self.centre)} ({r}) rolls on "
                 f"the ground line through ({self.point[0]:.4g}, {self.point[1]:.4g}) at "
                 f"{self.angle:.4g} rad")
 
     def rows(self, ctx: RowContext) -> list[Row]:
+        r"""Return the normal and the rolling row of the disc centre :math:`c`.
+
+        Normal: :math:`n \cdot c - d = 0` (the centre at the radius from the line); rolling
+        without slipping: :math:`t \cdot c + Rθ - k = 0`.
+        """
         i, u, v = self.body, ctx.par("u"), ctx.par("v")
         cx, cy = point_poly(ctx, i, u, v, 0), point_poly(ctx, i, u, v, 1)
         normal = mo.add(mo.mul(cx, mo.constant(1.0, ctx.par("nx"))),
@@ -166,6 +182,7 @@ class RollingOnLine(Constraint):
                 Row(roll, f"{self.name} · friction", i, "friction")]
 
     def reaction_terms(self, position: int, rows: list[tuple[int, Row]]) -> list:
+        """Return how the rolling contact's multipliers act as forces on the bars."""
         tx, ty = math.cos(self.angle), math.sin(self.angle)
         out = []
         for col, row in rows:
@@ -175,11 +192,13 @@ class RollingOnLine(Constraint):
         return out
 
     def to_dict(self) -> dict:
+        """Return the rolling contact as plain JSON-ready data (read back by :meth:`from_dict`)."""
         return {"name": self.name, "body": self.body, "centre": self.centre,
                 "radius": self.radius, "point": list(self.point), "angle": self.angle}
 
     @classmethod
     def from_dict(cls, d: Any, where: str, ctx: LoadContext) -> RollingOnLine:
+        """Build the contact from :meth:`to_dict` data; ValueError naming ``where`` on errors."""
         radius = field(d, "radius", where)
         return cls(bar_index(field(d, "body", where), ctx.n_bars, f"{where}.body"),
                    check_ref(field(d, "centre", where), f"{where}.centre"),
@@ -198,8 +217,11 @@ class RollingOnLine(Constraint):
 
 @dataclass
 class RollingOnDisc(TwoBodies, Constraint):
-    """Disc ``body_b`` rolls without slipping on disc ``body_a`` (None: a fixed ground circle
-    centred at ``centre_a``), outside it or, with ``inside``, inside it."""
+    """Disc ``body_b`` rolling without slipping on disc ``body_a``.
+
+    ``body_a`` None: a fixed ground circle centred at ``centre_a``; outside it or, with
+    ``inside``, inside it.
+    """
 
     body_a: int | None
     centre_a: Any
@@ -219,7 +241,7 @@ class RollingOnDisc(TwoBodies, Constraint):
     @classmethod
     def create(cls, body_a: Any, body_b: Any, radius_a: Any, radius_b: Any, inside: Any,
                centre_a: Any, centre_b: Any, name: str, bars: list) -> RollingOnDisc:
-        """A validated contact (see :meth:`bar_joint_model.add_rolling_on_disc`)."""
+        """Build a validated contact (see :meth:`bar_joint_model.add_rolling_on_disc`)."""
         a = body_of(body_a, bars, f"{name}: body_a", rotating=True)
         b = body_of(body_b, bars, f"{name}: body_b", rotating=True, ground=False)
         if a == b:
@@ -242,11 +264,12 @@ class RollingOnDisc(TwoBodies, Constraint):
 
 
     def radii(self, bars: list) -> tuple[float, float]:
-        """The current radii ``(R_a, R_b)`` (m)."""
+        """Return the current radii ``(R_a, R_b)`` (m)."""
         return (_current_radius(bars, self.body_a, self.radius_a),
                 _current_radius(bars, self.body_b, self.radius_b))
 
     def parameters(self, bars: list) -> list[tuple[tuple, float]]:
+        """Return the rolling contact's runtime parameters ``[(name, value), ...]``."""
         ua, va = resolve(bars, self.body_a, self.centre_a, f"{self.name}: centre_a")
         ub, vb = resolve(bars, self.body_b, self.centre_b, f"{self.name}: centre_b")
         Ra, Rb = self.radii(bars)
@@ -260,6 +283,7 @@ class RollingOnDisc(TwoBodies, Constraint):
                 (("inv_D",), 1.0 / D), (("Ra",), Ra), (("Rb_signed",), sign * Rb)]
 
     def parameter_symbols(self, position: int, bars: list) -> dict:
+        """Return the LaTeX symbol of each runtime parameter of the rolling contact."""
         r = f"C{position}"
         return {("ua",): [(f"u_{{a,{r}}}", 1)], ("va",): [(f"v_{{a,{r}}}", 1)],
                 ("ub",): [(f"u_{{b,{r}}}", 1)], ("vb",): [(f"v_{{b,{r}}}", 1)],
@@ -268,10 +292,12 @@ class RollingOnDisc(TwoBodies, Constraint):
                 ("Rb_signed",): [(f"R_{{b,{r}}}", 1)]}
 
     def topology(self) -> tuple:
+        """Return the rolling contact's part of the topology key (connectivity, never values)."""
         return (self.name, self.body_a, self.body_b, self.inside)
 
 
     def describe(self, position: int) -> str:
+        """Return the rolling contact's line in the model summary."""
         where = "inside" if self.inside else "on"
         a = (f"the ground circle at ({self.centre_a[0]:.4g}, {self.centre_a[1]:.4g})"
              if self.body_a is None else f"disc {ref_text(self.body_a, self.centre_a)}")
@@ -279,6 +305,12 @@ class RollingOnDisc(TwoBodies, Constraint):
                 f"{where} {a}")
 
     def rows(self, ctx: RowContext) -> list[Row]:
+        r"""Return the normal row and the rolling (velocity) row of the two discs.
+
+        With :math:`d = c_b - c_a` and :math:`D = R_a \pm R_b`: :math:`\pm(|d|^2/(2D) - D/2) = 0`
+        keeps the centres at distance :math:`D`; :math:`(d \times \dot d)/D - R_b^\pm\dot θ_b -
+        R_a\dot θ_a = 0` is rolling without slipping (signed radius :math:`R_b^\pm`).
+        """
         a, b = self.body_a, self.body_b
         ua, va, ub, vb = (ctx.par(k) for k in ("ua", "va", "ub", "vb"))
         d = [mo.add(point_poly(ctx, b, ub, vb, ax), point_poly(ctx, a, ua, va, ax, -1.0))
@@ -298,15 +330,18 @@ class RollingOnDisc(TwoBodies, Constraint):
                 Row(roll, f"{self.name} · friction", b, "friction", velocity=True)]
 
     def group(self) -> dict:
+        """Return the rolling contact's data recorded on trajectories (named constraints)."""
         return {"velocity_level": False}
 
     def to_dict(self) -> dict:
+        """Return the rolling contact as plain JSON-ready data (read back by :meth:`from_dict`)."""
         return {"name": self.name, "body_a": self.body_a, "centre_a": self.centre_a,
                 "radius_a": self.radius_a, "body_b": self.body_b, "centre_b": self.centre_b,
                 "radius_b": self.radius_b, "inside": self.inside}
 
     @classmethod
     def from_dict(cls, d: Any, where: str, ctx: LoadContext) -> RollingOnDisc:
+        """Build the contact from :meth:`to_dict` data; ValueError naming ``where`` on errors."""
         a = optional_bar(field(d, "body_a", where), ctx.n_bars, f"{where}.body_a")
         b = bar_index(field(d, "body_b", where), ctx.n_bars, f"{where}.body_b")
         if a == b:

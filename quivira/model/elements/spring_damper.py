@@ -1,14 +1,14 @@
-"""Point-to-point spring-damper between two bar points, or a bar point and a ground point.
+r"""Point-to-point spring-damper between two bar points, or a bar point and a ground point.
 
 As Exudyn's ``ObjectConnectorSpringDamper``: with :math:`d = p_b - p_a`, the distance
-:math:`\\ell = |d|` and its rate :math:`\\dot\\ell = d\\cdot\\dot d/\\ell`, the scalar force
+:math:`\ell = |d|` and its rate :math:`\dot\ell = d\cdot\dot d/\ell`, the scalar force
 
-.. math:: f = k(\\ell - \\ell_0) + c\\,\\dot\\ell \\qquad (f > 0: \\text{tension})
+.. math:: f = k(\ell - \ell_0) + c\,\dot\ell \qquad (f > 0: \text{tension})
 
-pulls the two points towards each other: :math:`-f\\,d/\\ell` on point b, :math:`+f\\,d/\\ell`
-on point a. Its generalized force on a bar :math:`i` attached at :math:`r = sL(\\cos θ,
-\\sin θ)` from its centre is :math:`(F_x, F_y, r_x F_y - r_y F_x)`. The spring is conservative
-with :math:`V = \\tfrac12 k(\\ell - \\ell_0)^2`; the damper dissipates :math:`c\\,\\dot\\ell^2`.
+pulls the two points towards each other: :math:`-f\,d/\ell` on point b, :math:`+f\,d/\ell`
+on point a. Its generalized force on a bar :math:`i` attached at :math:`r = sL(\cos θ,
+\sin θ)` from its centre is :math:`(F_x, F_y, r_x F_y - r_y F_x)`. The spring is conservative
+with :math:`V = \tfrac12 k(\ell - \ell_0)^2`; the damper dissipates :math:`c\,\dot\ell^2`.
 Parameters: ``k`` (N/m), ``l0`` (m), ``c`` (N s/m), and ``sL`` of each bar end or the ground
 point ``x``, ``y``.
 """
@@ -34,8 +34,10 @@ from .base import Load, LoadContext, RowContext, shift_bar
 
 @dataclass
 class SpringDamper(Load):
-    """A spring-damper from point ``s_a`` of ``bar_a`` to point ``s_b`` of ``bar_b`` (``bar_b``
-    None: the ground point ``ground``)."""
+    """A spring-damper from point ``s_a`` of ``bar_a`` to point ``s_b`` of ``bar_b``.
+
+    ``bar_b`` None: the ground point ``ground``.
+    """
 
     bar_a: int
     s_a: float
@@ -57,8 +59,10 @@ class SpringDamper(Load):
     @classmethod
     def create(cls, bar_a: Any, s_a: Any, bar_b: Any, s_b: Any, ground: Any, k: Any,
                l0: Any, c: Any, name: str, bars: list) -> SpringDamper:
-        """A validated spring (arguments as ``add_spring_damper``); ``l0`` None is the
-        initial distance."""
+        """Build a validated spring (arguments as ``add_spring_damper``).
+
+        ``l0`` None is the initial distance.
+        """
         where = name
         a = bar_index(bar_a, len(bars), f"{where}: bar_a")
         sa = check_s(s_a, f"{where}: s_a")
@@ -101,7 +105,7 @@ class SpringDamper(Load):
         return float(((ends[1][0] - ends[0][0]) ** 2 + (ends[1][1] - ends[0][1]) ** 2) ** 0.5)
 
     def with_values(self, k: Any = None, l0: Any = None, c: Any = None) -> SpringDamper:
-        """A copy with new ``k``, ``l0`` or ``c`` (None keeps a value)."""
+        """Return a copy with new ``k``, ``l0`` or ``c`` (None keeps a value)."""
         el = self.copy()
         if k is not None:
             el.k = check_nonnegative(k, f"{self.name}: k")
@@ -112,9 +116,11 @@ class SpringDamper(Load):
         return el
 
     def bars_used(self) -> tuple[int, ...]:
+        """Return the indices of the bodies the spring-damper touches."""
         return tuple(b for b in (self.bar_a, self.bar_b) if b is not None)
 
     def parameters(self, bars: list) -> list[tuple[tuple, float]]:
+        """Return the spring-damper's runtime parameters ``[(name, value), ...]``."""
         out = [(("k",), self.k), (("l0",), self.l0), (("c",), self.c),
                (("sL_a",), self.s_a * bars[self.bar_a].length)]
         if self.bar_b is None:
@@ -124,6 +130,7 @@ class SpringDamper(Load):
         return out
 
     def parameter_symbols(self, position: int, bars: list) -> dict:
+        """Return the LaTeX symbol of each runtime parameter of the spring-damper."""
         out = {("k",): [(f"k_{{{position}}}", 1)], ("l0",): [(f"\\ell_{{0,{position}}}", 1)],
                ("c",): [(f"c_{{{position}}}", 1)],
                ("sL_a",): [(f"s_{{a{position}}}", 1), (f"L_{self.bar_a}", 1)]}
@@ -135,9 +142,11 @@ class SpringDamper(Load):
         return out
 
     def topology(self) -> tuple:
+        """Return the spring-damper's part of the topology key (connectivity, never values)."""
         return (self.name, self.bar_a, self.bar_b)
 
     def reindexed(self, removed_bar: int) -> SpringDamper | None:
+        """Return the spring-damper after bar ``removed_bar`` is deleted (None if it used it)."""
         if removed_bar in self.bars_used():
             return None
         c = self.copy()
@@ -146,6 +155,7 @@ class SpringDamper(Load):
         return c
 
     def describe(self, position: int) -> str:
+        """Return the spring-damper's line in the model summary."""
         b = (f"ground ({self.ground[0]:.4g}, {self.ground[1]:.4g})" if self.bar_b is None
              else f"bar {self.bar_b} at s = {self.s_b:g}")
         return (f"{self.name}: spring-damper from bar {self.bar_a} at s = {self.s_a:g} to {b}, "
@@ -153,7 +163,7 @@ class SpringDamper(Load):
 
     # ------------------------------------------------------------------ equations
     def _geometry(self, ctx: RowContext):
-        """Ends, their velocities and lever arms, the distance and its rate."""
+        """Return the ends, their velocities and lever arms, the distance and its rate."""
         pa, va, ra = ctx.point_expr(self.bar_a, ctx.P("sL_a"))
         if self.bar_b is None:
             pb, vb, rb = (ctx.P("x"), ctx.P("y")), (0.0, 0.0), None
@@ -166,6 +176,11 @@ class SpringDamper(Load):
         return dx, dy, ra, rb, length, rate
 
     def generalized_forces(self, ctx: RowContext) -> list[tuple[int, Any]]:
+        r"""Return the generalized forces of the tension :math:`f = k(\ell - \ell_0) + c\,\dot\ell`.
+
+        The force :math:`f\,d/\ell` pulls point a towards b and its opposite point b towards a;
+        each adds its moment about the bar's centre.
+        """
         dx, dy, ra, rb, length, rate = self._geometry(ctx)
         g = (ctx.P("k") * (length - ctx.P("l0")) + ctx.P("c") * rate) / length  # f / ℓ
         fx, fy = g * dx, g * dy  # the force on point a; -(fx, fy) on point b
@@ -177,26 +192,31 @@ class SpringDamper(Load):
         return out
 
     def potential(self, ctx: RowContext) -> Any:
+        r"""Return the spring's potential :math:`V = \tfrac12 k(\ell - \ell_0)^2`."""
         _, _, _, _, length, _ = self._geometry(ctx)
         stretch = length - ctx.P("l0")
         return 0.5 * ctx.P("k") * stretch * stretch
 
     def force_outputs(self, ctx: RowContext) -> list[tuple[str, Any]]:
+        r"""Return the tension :math:`f = k(\ell - \ell_0) + c\,\dot\ell` along a motion."""
         _, _, _, _, length, rate = self._geometry(ctx)
         return [("tension", ctx.P("k") * (length - ctx.P("l0")) + ctx.P("c") * rate)]
 
     def dissipation(self, ctx: RowContext) -> Any:
+        r"""Return the damper's dissipated power :math:`P_d = c\,\dot\ell^2`."""
         rate = self._geometry(ctx)[5]
         return ctx.P("c") * rate * rate
 
     # ------------------------------------------------------------------ persistence
     def to_dict(self) -> dict:
+        """Return the spring-damper as plain JSON-ready data (read back by :meth:`from_dict`)."""
         return {"name": self.name, "bar_a": self.bar_a, "s_a": self.s_a, "bar_b": self.bar_b,
                 "s_b": self.s_b, "ground": None if self.ground is None else list(self.ground),
                 "k": self.k, "l0": self.l0, "c": self.c}
 
     @classmethod
     def from_dict(cls, d: Any, where: str, ctx: LoadContext) -> SpringDamper:
+        """Build the spring from :meth:`to_dict` data; ValueError naming ``where`` on errors."""
         b = optional_bar(field(d, "bar_b", where), ctx.n_bars, f"{where}.bar_b")
         ground = field(d, "ground", where)
         if (b is None) != (ground is not None):

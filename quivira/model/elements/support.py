@@ -1,11 +1,11 @@
-"""Support: a point of a bar held at a ground position in x, in y, or both.
+r"""Support: a point of a bar held at a ground position in x, in y, or both.
 
 A pin support fixes both directions, a roller one (``free_x`` or ``free_y`` True leaves that
 direction free). Rows, for each fixed direction,
 
-.. math:: p_x(s) - X = 0, \\qquad p_y(s) - Y = 0,
+.. math:: p_x(s) - X = 0, \qquad p_y(s) - Y = 0,
 
-with :math:`p(s) = (x_i, y_i) + sL_i(\\cos θ_i, \\sin θ_i)`. The multiplier of a row is the
+with :math:`p(s) = (x_i, y_i) + sL_i(\cos θ_i, \sin θ_i)`. The multiplier of a row is the
 force component the support exerts on the bar (global frame, newtons for SI data).
 Parameters: ``sL``, ``x`` (:math:`X`), ``y`` (:math:`Y`).
 """
@@ -22,8 +22,10 @@ from .base import Constraint, LoadContext, OnOneBar, Row, RowContext
 
 @dataclass
 class Support(OnOneBar, Constraint):
-    """A support of the point ``s`` of a bar at ``(x, y)``; ``free_x``/``free_y`` True means a
-    roller free in that direction."""
+    """A support of the point ``s`` of a bar at ``(x, y)``.
+
+    ``free_x``/``free_y`` True means a roller free in that direction.
+    """
 
     bar: int
     s: float
@@ -39,7 +41,7 @@ class Support(OnOneBar, Constraint):
     @classmethod
     def create(cls, bar: Any, s: Any, dof_in_x: Any, dof_in_y: Any, x: Any, y: Any,
                bars: list, position: int) -> Support:
-        """A validated support; ``x``/``y`` None default to the point's initial position."""
+        """Build a validated support; ``x``/``y`` None default to the point's initial position."""
         where = f"support {position}"
         i = bar_index(bar, len(bars), f"{where}: bar_index")
         sv = check_s(s, f"{where}: s")
@@ -60,22 +62,27 @@ class Support(OnOneBar, Constraint):
         return cls(i, sv, fx, fy, check_real(x, f"{where}: x"), check_real(y, f"{where}: y"))
 
     def parameters(self, bars: list) -> list[tuple[tuple, float]]:
+        """Return the support's runtime parameters ``[(name, value), ...]``."""
         return [(("sL",), self.s * bars[self.bar].length), (("x",), self.x), (("y",), self.y)]
 
     def parameter_symbols(self, position: int, bars: list) -> dict:
+        """Return the LaTeX symbol of each runtime parameter of the support."""
         return {("sL",): [(f"s_{{S{position}}}", 1), (f"L_{self.bar}", 1)],
                 ("x",): [(f"X_{{S{position}}}", 1)], ("y",): [(f"Y_{{S{position}}}", 1)]}
 
     def topology(self) -> tuple:
+        """Return the support's part of the topology key (connectivity, never values)."""
         return (self.bar, self.free_x, self.free_y)
 
     def describe(self, position: int) -> str:
+        """Return the support's line in the model summary."""
         kind = "pin" if not (self.free_x or self.free_y) else (
             "roller, free in x" if self.free_x else "roller, free in y")
         return (f"support {position}: {kind}, bar {self.bar} at s = {self.s:g}, "
                 f"at ({self.x:.4g}, {self.y:.4g})")
 
     def rows(self, ctx: RowContext) -> list[Row]:
+        """Return the rows :math:`x_p - x_s = 0`, :math:`y_p - y_s = 0` of the fixed directions."""
         out = []
         for axis, free, name in ((0, self.free_x, "x"), (1, self.free_y, "y")):
             if not free:
@@ -85,15 +92,18 @@ class Support(OnOneBar, Constraint):
         return out
 
     def reaction_terms(self, position: int, rows: list[tuple[int, Row]]) -> list:
+        """Return how the support's multipliers act as forces on the bars."""
         return [(("support", position, self.bar), col, 0 if row.axis == "x" else 1, 1.0)
                 for col, row in rows]
 
     def to_dict(self) -> dict:
+        """Return the support as plain JSON-ready data (read back by :meth:`from_dict`)."""
         return {"bar": self.bar, "s": self.s, "free_x": self.free_x, "free_y": self.free_y,
                 "x": self.x, "y": self.y}
 
     @classmethod
     def from_dict(cls, d: Any, where: str, ctx: LoadContext) -> Support:
+        """Build the support from :meth:`to_dict` data; ValueError naming ``where`` on errors."""
         fx = check_flag(field(d, "free_x", where), f"{where}.free_x")
         fy = check_flag(field(d, "free_y", where), f"{where}.free_y")
         if fx and fy:

@@ -1,24 +1,24 @@
-"""Constraints that switch on and off at events: latches, angle stops, contacts.
+r"""Constraints that switch on and off at events: latches, angle stops, contacts.
 
 Each has one row :math:`g(q)` whose ``active`` flag is a runtime parameter (switched during a
 run without recompiling); heyoka locates the switching instants on its Taylor series.
 
 * :class:`Latch`: :math:`g = θ_b - θ_a - φ_L`. When the relative angle reaches the latch angle
   the row switches on, and the velocities jump by the plastic impulse through the Delassus
-  matrix of the active rows, :math:`\\Delta\\dot q = -M^{-1}J^T W^{-1} J\\dot q^-` (only the new
+  matrix of the active rows, :math:`\Delta\dot q = -M^{-1}J^T W^{-1} J\dot q^-` (only the new
   row's velocity changes, to 0); the kinetic energy lost is recorded. It stays latched.
-* :class:`AngleStop`: a one-sided limit of the relative angle, :math:`g = φ - φ_{min} \\ge 0`
-  or :math:`g = φ_{max} - φ \\ge 0`;
-* :class:`Contact`: a bar point on the ground side of a line, :math:`g = n\\cdot p(s) - h \\ge 0`
-  (a floor :math:`y \\ge h` has :math:`n = (0, 1)`; a wall :math:`n = (\\pm 1, 0)`).
+* :class:`AngleStop`: a one-sided limit of the relative angle, :math:`g = φ - φ_{min} \ge 0`
+  or :math:`g = φ_{max} - φ \ge 0`;
+* :class:`Contact`: a bar point on the ground side of a line, :math:`g = n\cdot p(s) - h \ge 0`
+  (a floor :math:`y \ge h` has :math:`n = (0, 1)`; a wall :math:`n = (\pm 1, 0)`).
 
 Stops and contacts are unilateral: when :math:`g` reaches 0 while the row is off, Newton's
 impact law with restitution :math:`e` applies through :math:`W`: the row's velocity becomes
 :math:`-e` times its approach velocity, the other active rows keep theirs. If the rebound is
 slower than ``rest_speed`` (or the impacts come faster than ``zeno_time``) the row switches
 on instead (a plastic impact: resting contact); it then releases when its multiplier
-:math:`\\lambda` (the contact force, :math:`\\ge 0` when pushing) turns tensile, an event on
-:math:`\\lambda`. Friction is not modelled; a tangential row could be added by the same means.
+:math:`\lambda` (the contact force, :math:`\ge 0` when pushing) turns tensile, an event on
+:math:`\lambda`. Friction is not modelled; a tangential row could be added by the same means.
 """
 
 from __future__ import annotations
@@ -82,8 +82,10 @@ class _Switching(Constraint):
 
 @dataclass
 class Latch(_Switching):
-    """Locks the relative angle ``θ_b − θ_a`` (``bar_a`` None: ground) when it reaches
-    ``angle``."""
+    """Locks the relative angle ``θ_b − θ_a`` when it reaches ``angle``.
+
+    ``bar_a`` None: the ground.
+    """
 
     bar_a: int | None
     bar_b: int
@@ -97,8 +99,10 @@ class Latch(_Switching):
 
     @classmethod
     def create(cls, bar_a: Any, bar_b: Any, angle: Any, name: str, data) -> Latch:
-        """A validated latch: the two bars must share a joint (a ground latch: bar_b must be
-        supported)."""
+        """Build a validated latch: the two bars must share a joint.
+
+        A ground latch: bar_b must be supported.
+        """
         from .pin_joint import PinJoint
         from .support import Support
 
@@ -116,32 +120,43 @@ class Latch(_Switching):
         return cls(a, b, check_real(angle, f"{name}: angle"), name)
 
     def bars_used(self) -> tuple[int, ...]:
+        """Return the indices of the bodies the latch touches."""
         return tuple(x for x in (self.bar_a, self.bar_b) if x is not None)
 
     def parameters(self, bars: list) -> list[tuple[tuple, float]]:
+        """Return the latch's runtime parameters ``[(name, value), ...]``."""
         return [(("active",), 1.0 if self.active else 0.0), (("angle",), self.angle)]
 
     def parameter_symbols(self, position: int, bars: list) -> dict:
+        """Return the LaTeX symbol of each runtime parameter of the latch."""
         return {("active",): [(f"a_{{L{position}}}", 1)],
                 ("angle",): [(f"φ_{{L{position}}}", 1)]}
 
     def topology(self) -> tuple:
+        """Return the latch's part of the topology key (connectivity, never values)."""
         return (self.name, self.bar_a, self.bar_b)
 
     def describe(self, position: int) -> str:
+        """Return the latch's line in the model summary."""
         a = "ground" if self.bar_a is None else f"bar {self.bar_a}"
         state = "latched" if self.active else "open"
         return (f"constraint {self.name!r}: latch {a} → bar {self.bar_b} at {self.angle:g} rad "
                 f"({state})")
 
     def rows(self, ctx: RowContext) -> list[Row]:
+        r"""Return the row :math:`θ_b - θ_a - \mathrm{angle} = 0` (switched on once latched)."""
         g = mo.add(_angle_poly(ctx, self.bar_a, self.bar_b), mo.constant(-1.0, ctx.par("angle")))
         return [Row(g, f"{self.name} · angle", self.bar_b, "torque")]
 
     def events(self, ctx: RowContext) -> list[EventSpec]:
+        """Return the lock event: the row crosses zero while the latch is off."""
         return [EventSpec("lock", ("row", 0), "any", "inactive")]
 
     def on_event(self, role: str, act: EventActions) -> None:
+        """Lock the hinge with a plastic impulse (restitution 0) and record it.
+
+        A latch whose rows would be redundant is recorded but stays off.
+        """
         if not act.adds_rank():
             # another latch (or joint) already holds this angle, e.g. the identical cells of a
             # lattice latching at one instant: its rows stay off (an independent subset)
@@ -155,11 +170,13 @@ class Latch(_Switching):
         act.record("latched", **info)
 
     def to_dict(self) -> dict:
+        """Return the latch as plain JSON-ready data (read back by :meth:`from_dict`)."""
         return {"name": self.name, "bar_a": self.bar_a, "bar_b": self.bar_b,
                 "angle": self.angle, "active": self.active}
 
     @classmethod
     def from_dict(cls, d: Any, where: str, ctx: LoadContext) -> Latch:
+        """Build the latch from :meth:`to_dict` data; ValueError naming ``where`` on errors."""
         a = optional_bar(field(d, "bar_a", where), ctx.n_bars, f"{where}.bar_a")
         b = bar_index(field(d, "bar_b", where), ctx.n_bars, f"{where}.bar_b")
         if a == b:
@@ -202,8 +219,10 @@ class _Unilateral(_Switching):
 
 @dataclass
 class AngleStop(_Unilateral):
-    """A limit of the relative angle ``θ_b − θ_a``: ``side`` "min" (φ ≥ limit) or "max"
-    (φ ≤ limit), with restitution ``e``."""
+    """A limit of the relative angle ``θ_b − θ_a``, with restitution ``e``.
+
+    ``side`` "min" (φ ≥ limit) or "max" (φ ≤ limit).
+    """
 
     bar_a: int | None
     bar_b: int
@@ -221,7 +240,7 @@ class AngleStop(_Unilateral):
     @classmethod
     def create(cls, bar_a: Any, bar_b: Any, limit: Any, side: Any, restitution: Any,
                rest_speed: Any, name: str, n_bars: int) -> AngleStop:
-        """A validated stop (arguments as ``add_angle_stop``)."""
+        """Build a validated stop (arguments as ``add_angle_stop``)."""
         a = optional_bar(bar_a, n_bars, f"{name}: bar_a")
         b = bar_index(bar_b, n_bars, f"{name}: bar_b")
         if a == b:
@@ -233,32 +252,39 @@ class AngleStop(_Unilateral):
                    check_nonnegative(rest_speed, f"{name}: rest_speed"))
 
     def bars_used(self) -> tuple[int, ...]:
+        """Return the indices of the bodies the angle stop touches."""
         return tuple(x for x in (self.bar_a, self.bar_b) if x is not None)
 
     def parameters(self, bars: list) -> list[tuple[tuple, float]]:
+        """Return the angle stop's runtime parameters ``[(name, value), ...]``."""
         return [(("active",), 1.0 if self.active else 0.0), (("limit",), self.limit)]
 
     def topology(self) -> tuple:
+        """Return the angle stop's part of the topology key (connectivity, never values)."""
         return (self.name, self.bar_a, self.bar_b, self.side)
 
     def describe(self, position: int) -> str:
+        """Return the angle stop's line in the model summary."""
         a = "ground" if self.bar_a is None else f"bar {self.bar_a}"
         rel = "≥" if self.side == "min" else "≤"
         return (f"constraint {self.name!r}: stop θ(bar {self.bar_b}) − θ({a}) {rel} "
                 f"{self.limit:g} rad, restitution {self.restitution:g}")
 
     def rows(self, ctx: RowContext) -> list[Row]:
+        r"""Return the unilateral row :math:`\pm(φ - \mathrm{limit}) \ge 0` (+ for "min")."""
         sign = 1.0 if self.side == "min" else -1.0
         g = mo.add(_angle_poly(ctx, self.bar_a, self.bar_b, sign),
                    mo.constant(-sign, ctx.par("limit")))
         return [Row(g, f"{self.name} · angle", self.bar_b, "torque")]
 
     def to_dict(self) -> dict:
+        """Return the angle stop as plain JSON-ready data (read back by :meth:`from_dict`)."""
         return {"name": self.name, "bar_a": self.bar_a, "bar_b": self.bar_b,
                 "limit": self.limit, "side": self.side, **self._unilateral_dict()}
 
     @classmethod
     def from_dict(cls, d: Any, where: str, ctx: LoadContext) -> AngleStop:
+        """Build the angle stop from :meth:`to_dict` data; ValueError naming ``where`` on errors."""
         a = optional_bar(field(d, "bar_a", where), ctx.n_bars, f"{where}.bar_a")
         b = bar_index(field(d, "bar_b", where), ctx.n_bars, f"{where}.bar_b")
         side = field(d, "side", where)
@@ -271,8 +297,10 @@ class AngleStop(_Unilateral):
 
 @dataclass
 class Contact(_Unilateral):
-    """The point ``s`` of a bar stays on the side ``n·p ≥ h`` of a ground line (normal at
-    ``normal_angle`` from +x: π/2 is a floor)."""
+    """The point ``s`` of a bar stays on the side ``n·p ≥ h`` of a ground line.
+
+    The normal is at ``normal_angle`` from +x: π/2 is a floor.
+    """
 
     bar: int
     s: float
@@ -290,7 +318,7 @@ class Contact(_Unilateral):
     @classmethod
     def create(cls, bar: Any, s: Any, normal_angle: Any, height: Any, restitution: Any,
                rest_speed: Any, name: str, n_bars: int) -> Contact:
-        """A validated contact (arguments as ``add_contact``)."""
+        """Build a validated contact (arguments as ``add_contact``)."""
         return cls(bar_index(bar, n_bars, f"{name}: bar_index"), check_s(s, f"{name}: s"),
                    check_real(normal_angle, f"{name}: normal_angle"),
                    check_real(height, f"{name}: height"),
@@ -298,23 +326,28 @@ class Contact(_Unilateral):
                    check_nonnegative(rest_speed, f"{name}: rest_speed"))
 
     def bars_used(self) -> tuple[int, ...]:
+        """Return the indices of the bodies the contact touches."""
         return (self.bar,)
 
     def parameters(self, bars: list) -> list[tuple[tuple, float]]:
+        """Return the contact's runtime parameters ``[(name, value), ...]``."""
         return [(("active",), 1.0 if self.active else 0.0),
                 (("sL",), self.s * bars[self.bar].length),
                 (("nx",), math.cos(self.normal_angle)), (("ny",), math.sin(self.normal_angle)),
                 (("h",), self.height)]
 
     def topology(self) -> tuple:
+        """Return the contact's part of the topology key (connectivity, never values)."""
         return (self.name, self.bar, self.normal_angle)  # the reaction's direction
 
     def describe(self, position: int) -> str:
+        """Return the contact's line in the model summary."""
         return (f"constraint {self.name!r}: bar {self.bar} at s = {self.s:g} stays on the side "
                 f"n·p ≥ {self.height:g} (normal at {self.normal_angle:g} rad), restitution "
                 f"{self.restitution:g}")
 
     def rows(self, ctx: RowContext) -> list[Row]:
+        r"""Return the unilateral row :math:`n \cdot p - h \ge 0` of the bar point :math:`p`."""
         sl = ctx.par("sL")
         g = mo.add(mo.mul(ctx.point(self.bar, sl, 0), mo.constant(1.0, ctx.par("nx"))),
                    mo.mul(ctx.point(self.bar, sl, 1), mo.constant(1.0, ctx.par("ny"))),
@@ -322,18 +355,21 @@ class Contact(_Unilateral):
         return [Row(g, f"{self.name} · normal", self.bar, "n")]
 
     def reaction_terms(self, position: int, rows: list[tuple[int, Row]]) -> list:
+        """Return how the contact's multipliers act as forces on the bars."""
         (col, _), = rows[:1]
         key = (self.kind, position, self.bar)
         return [(key, col, 0, math.cos(self.normal_angle)),
                 (key, col, 1, math.sin(self.normal_angle))]
 
     def to_dict(self) -> dict:
+        """Return the contact as plain JSON-ready data (read back by :meth:`from_dict`)."""
         return {"name": self.name, "bar": self.bar, "s": self.s,
                 "normal_angle": self.normal_angle, "height": self.height,
                 **self._unilateral_dict()}
 
     @classmethod
     def from_dict(cls, d: Any, where: str, ctx: LoadContext) -> Contact:
+        """Build the contact from :meth:`to_dict` data; ValueError naming ``where`` on errors."""
         e, v, active = cls._unilateral_values(d, where)
         return cls(bar_index(field(d, "bar", where), ctx.n_bars, f"{where}.bar"),
                    check_s(field(d, "s", where), f"{where}.s"),

@@ -1,14 +1,14 @@
-"""Torsional spring-damper between two bars, or a bar and ground.
+r"""Torsional spring-damper between two bars, or a bar and ground.
 
 As Exudyn's ``ObjectConnectorTorsionalSpringDamper``: with the relative angle
 :math:`φ = θ_b - θ_a` (:math:`θ_a = 0` for ground), the torque
 
-.. math:: τ = k_θ(φ - φ_0) + c_θ\\,\\dot φ + τ_0
+.. math:: τ = k_θ(φ - φ_0) + c_θ\,\dot φ + τ_0
 
 acts with :math:`-τ` on bar b and :math:`+τ` on bar a: the spring drives φ back to its rest
 angle :math:`φ_0`, and a preload :math:`τ_0 > 0` lowers the angle it rests at to
-:math:`φ_0 - τ_0/k_θ`. Conservative part :math:`V = \\tfrac12 k_θ(φ - φ_0)^2 + τ_0 φ`; the
-damper dissipates :math:`c_θ\\dot φ^2`. All terms are polynomials in the angles and angular
+:math:`φ_0 - τ_0/k_θ`. Conservative part :math:`V = \tfrac12 k_θ(φ - φ_0)^2 + τ_0 φ`; the
+damper dissipates :math:`c_θ\dot φ^2`. All terms are polynomials in the angles and angular
 velocities, so a lattice with a spring at every hinge costs little more to integrate.
 Parameters: ``k`` (N m/rad), ``phi0`` (rad), ``c`` (N m s/rad), ``preload`` (N m).
 """
@@ -32,8 +32,10 @@ from .base import Load, LoadContext, RowContext, shift_bar
 
 @dataclass
 class TorsionalSpring(Load):
-    """A torsional spring-damper on the relative angle ``θ_b − θ_a`` (``bar_a`` None:
-    ground)."""
+    """A torsional spring-damper on the relative angle ``θ_b − θ_a``.
+
+    ``bar_a`` None: the ground.
+    """
 
     bar_a: int | None
     bar_b: int
@@ -53,7 +55,7 @@ class TorsionalSpring(Load):
     @classmethod
     def create(cls, bar_a: Any, bar_b: Any, k: Any, phi0: Any, c: Any, preload: Any, name: str,
                bars: list) -> TorsionalSpring:
-        """A validated torsional spring; ``phi0`` None is the initial relative angle."""
+        """Build a validated torsional spring; ``phi0`` None is the initial relative angle."""
         a = optional_bar(bar_a, len(bars), f"{name}: bar_a")
         b = bar_index(bar_b, len(bars), f"{name}: bar_b")
         if a == b:
@@ -71,7 +73,7 @@ class TorsionalSpring(Load):
 
     def with_values(self, k: Any = None, phi0: Any = None, c: Any = None,
                     preload: Any = None) -> TorsionalSpring:
-        """A copy with new values (None keeps a value)."""
+        """Return a copy with new values (None keeps a value)."""
         el = self.copy()
         for attr, v, check in (("k", k, check_nonnegative), ("phi0", phi0, check_real),
                                ("c", c, check_nonnegative), ("preload", preload, check_real)):
@@ -80,20 +82,25 @@ class TorsionalSpring(Load):
         return el
 
     def bars_used(self) -> tuple[int, ...]:
+        """Return the indices of the bodies the torsional spring touches."""
         return tuple(b for b in (self.bar_a, self.bar_b) if b is not None)
 
     def parameters(self, bars: list) -> list[tuple[tuple, float]]:
+        """Return the torsional spring's runtime parameters ``[(name, value), ...]``."""
         return [(("k",), self.k), (("phi0",), self.phi0), (("c",), self.c),
                 (("preload",), self.preload)]
 
     def parameter_symbols(self, position: int, bars: list) -> dict:
+        """Return the LaTeX symbol of each runtime parameter of the torsional spring."""
         return {("k",): [(f"k_{{θ{position}}}", 1)], ("phi0",): [(f"φ_{{0,{position}}}", 1)],
                 ("c",): [(f"c_{{θ{position}}}", 1)], ("preload",): [(f"τ_{{0,{position}}}", 1)]}
 
     def topology(self) -> tuple:
+        """Return the torsional spring's part of the topology key (connectivity, never values)."""
         return (self.name, self.bar_a, self.bar_b)
 
     def reindexed(self, removed_bar: int) -> TorsionalSpring | None:
+        """Return the torsional spring after bar ``removed_bar`` is deleted (None if it used it)."""
         if removed_bar in self.bars_used():
             return None
         c = self.copy()
@@ -102,6 +109,7 @@ class TorsionalSpring(Load):
         return c
 
     def describe(self, position: int) -> str:
+        """Return the torsional spring's line in the model summary."""
         a = "ground" if self.bar_a is None else f"bar {self.bar_a}"
         return (f"{self.name}: torsional spring-damper {a} → bar {self.bar_b}, k = {self.k:g}, "
                 f"phi0 = {self.phi0:g}, c = {self.c:g}, preload = {self.preload:g}")
@@ -122,6 +130,10 @@ class TorsionalSpring(Load):
                       mo.mul(c, self._angle(ctx, ctx.v)), mo.constant(1.0, ctx.par("preload")))
 
     def generalized_forces(self, ctx: RowContext) -> list[tuple[int, Any]]:
+        r"""Return the generalized forces: :math:`-τ` on θ_b and :math:`+τ` on θ_a.
+
+        :math:`τ = k(φ - φ_0) + c\dot φ + τ_0` with :math:`φ = θ_b - θ_a`.
+        """
         tau = self._torque(ctx)
         out = [(3 * self.bar_b + 2, mo.scale(tau, -1.0))]
         if self.bar_a is not None:
@@ -129,25 +141,30 @@ class TorsionalSpring(Load):
         return out
 
     def potential(self, ctx: RowContext) -> Any:
+        r"""Return the potential :math:`V = \tfrac12 k(φ - φ_0)^2 + τ_0 φ`."""
         phi = self._angle(ctx, ctx.q)
         stretch = mo.add(phi, mo.constant(-1.0, ctx.par("phi0")))
         return mo.add(mo.mul(mo.constant(0.5, ctx.par("k")), mo.mul(stretch, stretch)),
                       mo.mul(mo.constant(1.0, ctx.par("preload")), phi))
 
     def force_outputs(self, ctx: RowContext) -> list[tuple[str, Any]]:
+        r"""Return the torque :math:`τ = k(φ - φ_0) + c\dot φ + τ_0` along a motion."""
         return [("torque", self._torque(ctx))]
 
     def dissipation(self, ctx: RowContext) -> Any:
+        r"""Return the damper's dissipated power :math:`P_d = c\,\dot φ^2`."""
         rate = self._angle(ctx, ctx.v)
         return mo.mul(mo.constant(1.0, ctx.par("c")), mo.mul(rate, rate))
 
     # ------------------------------------------------------------------ persistence
     def to_dict(self) -> dict:
+        """Return the torsional spring as plain JSON-ready data (read back by :meth:`from_dict`)."""
         return {"name": self.name, "bar_a": self.bar_a, "bar_b": self.bar_b, "k": self.k,
                 "phi0": self.phi0, "c": self.c, "preload": self.preload}
 
     @classmethod
     def from_dict(cls, d: Any, where: str, ctx: LoadContext) -> TorsionalSpring:
+        """Build the spring from :meth:`to_dict` data; ValueError naming ``where`` on errors."""
         a = optional_bar(field(d, "bar_a", where), ctx.n_bars, f"{where}.bar_a")
         b = bar_index(field(d, "bar_b", where), ctx.n_bars, f"{where}.bar_b")
         if a == b:

@@ -1,10 +1,10 @@
-"""User constraint: rows given as heyoka expressions.
+r"""User constraint: rows given as heyoka expressions.
 
 Holonomic rows :math:`F(q, t) = 0` may use the coordinates of any bar
 (``model.coordinates(i)``: ``x{i}``, ``y{i}``, ``th{i}``) and ``hy.time`` (driven, rheonomic
-constraints such as :math:`θ_0 - ωt`); velocity rows :math:`A(q, t)\\dot q + b(q, t) = 0`
+constraints such as :math:`θ_0 - ωt`); velocity rows :math:`A(q, t)\dot q + b(q, t) = 0`
 may also use the velocities (``vx{i}``, ``vy{i}``, ``om{i}``). Their Jacobians and
-:math:`\\dot J\\dot q` (with the :math:`\\partial/\\partial t` terms) are derived
+:math:`\dot J\dot q` (with the :math:`\partial/\partial t` terms) are derived
 automatically (:mod:`quivira.constraint_rows`); each entry is one opaque term of the
 assembled equations. No runtime parameters: numbers are written into the expressions.
 """
@@ -27,7 +27,7 @@ from .base import Constraint, LoadContext, Row, RowContext
 
 
 def legacy_tree(text: Any, where: str) -> list:
-    """The expression tree of a version-1 file entry (a base64 pickle), read safely."""
+    """Read the expression tree of a version-1 file entry (a base64 pickle) safely."""
     import base64
     import binascii
 
@@ -54,8 +54,10 @@ def allowed_variables(n_bars: int, velocity_level: bool) -> set[str]:
 
 def check_rows(exprs: Any, n_bars: int, velocity_level: bool, where: str = "exprs"
                ) -> list[hy.expression]:
-    """Validate the rows: heyoka expressions of the model's variables (and time), no runtime
-    parameters, each involving at least one coordinate (or velocity)."""
+    """Validate the rows: heyoka expressions of the model's variables (and time).
+
+    No runtime parameters; each row involves at least one coordinate (or velocity).
+    """
     if isinstance(exprs, hy.expression):
         exprs = [exprs]
     try:
@@ -91,8 +93,11 @@ def check_rows(exprs: Any, n_bars: int, velocity_level: bool, where: str = "expr
 
 @dataclass
 class UserConstraint(Constraint):
-    """Constraint rows given as heyoka expressions of the coordinates (and ``hy.time``); with
-    ``velocity_level`` rows linear in the velocities, :math:`A(q,t)\\dot q + b = 0`."""
+    r"""Constraint rows given as heyoka expressions of the coordinates (and ``hy.time``).
+
+    With ``velocity_level`` the rows are linear in the velocities,
+    :math:`A(q,t)\dot q + b = 0`.
+    """
 
     exprs: list
     name: str
@@ -105,6 +110,7 @@ class UserConstraint(Constraint):
     has_name = True
 
     def bars_used(self) -> tuple[int, ...]:
+        """Return the indices of the bodies the constraint touches."""
         bars = set()
         for e in self.exprs:
             for v in hy.get_variables(e):
@@ -112,9 +118,11 @@ class UserConstraint(Constraint):
         return tuple(sorted(bars))
 
     def topology(self) -> tuple:
+        """Return the constraint's part of the topology key (connectivity, never values)."""
         return (self.name, tuple(str(e) for e in self.exprs), self.velocity_level)
 
     def reindexed(self, removed_bar: int) -> UserConstraint | None:
+        """Return the constraint after bar ``removed_bar`` is deleted (None if it used it)."""
         if removed_bar in self.bars_used():
             return None
         rename = {}
@@ -127,6 +135,7 @@ class UserConstraint(Constraint):
         return c
 
     def describe(self, position: int) -> str:
+        """Return the constraint's line in the model summary."""
         level = "velocity" if self.velocity_level else "position"
         rows = "; ".join(f"{e} = 0" for e in self.exprs)
         if len(rows) > 120:
@@ -134,19 +143,23 @@ class UserConstraint(Constraint):
         return f"constraint {self.name!r}: {len(self.exprs)} {level} rows: {rows}"
 
     def rows(self, ctx: RowContext) -> list[Row]:
+        """Return the user's expressions as rows (holonomic, or velocity level)."""
         return [Row(e, f"{self.name} · row {r}", None, r, self.velocity_level)
                 for r, e in enumerate(self.exprs)]
 
     def group(self) -> dict:
+        """Return the constraint's data recorded on trajectories (named constraints)."""
         return {"velocity_level": self.velocity_level}
 
     def to_dict(self) -> dict:
+        """Return the constraint as plain JSON-ready data (read back by :meth:`from_dict`)."""
         return {"name": self.name, "velocity_level": self.velocity_level,
                 "text": [str(e) for e in self.exprs],
                 "exprs": [encode_expression(e) for e in self.exprs]}
 
     @classmethod
     def from_dict(cls, d: Any, where: str, ctx: LoadContext) -> UserConstraint:
+        """Build the constraint from :meth:`to_dict` data; ValueError naming ``where`` on errors."""
         vel = check_flag(field(d, "velocity_level", where), f"{where}.velocity_level")
         allowed = allowed_variables(ctx.n_bars, vel)
         exprs = []

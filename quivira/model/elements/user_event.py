@@ -1,5 +1,7 @@
-"""User events: a function of the state and time whose zeros are located during a
-simulation and recorded on the trajectory (``traj.events``); a terminal one ends it.
+"""User events: a function of the state and time whose zeros are located.
+
+They are located during a simulation and recorded on the trajectory (``traj.events``); a
+terminal one ends it.
 
 The function is a heyoka expression of ``hy.time``, the bars' coordinates and velocities
 (``model.coordinates(i)``, ``model.velocities(i)``) and named parameters; heyoka locates its
@@ -38,7 +40,7 @@ class UserEvent(Element):
     @classmethod
     def create(cls, expr: Any, name: str, direction: Any, terminal: Any, n_bars: int,
                parameters: list[str]) -> UserEvent:
-        """A validated event (arguments as ``add_event``)."""
+        """Build a validated event (arguments as ``add_event``)."""
         if not isinstance(expr, hy.expression):
             raise TypeError(f"{name}: expr must be a heyoka expression, got "
                             f"{type(expr).__name__}")
@@ -50,13 +52,16 @@ class UserEvent(Element):
         return cls(e, name, direction, check_flag(terminal, f"{name}: terminal"))
 
     def bars_used(self) -> tuple[int, ...]:
+        """Return the bodies the event touches."""
         return tuple(sorted({int(v.lstrip("xythvom")) for v in hy.get_variables(self.expr)
                              if not v.startswith("par_")}))
 
     def topology(self) -> tuple:
+        """Return the event's part of the topology key (connectivity, never values)."""
         return (self.name, str(self.expr), self.direction, self.terminal)
 
     def reindexed(self, removed_bar: int):
+        """Return the event after bar ``removed_bar`` is deleted (None if it used it)."""
         from .actuators import _rename_bar_variables
 
         laws = _rename_bar_variables([self.expr], removed_bar)
@@ -67,20 +72,24 @@ class UserEvent(Element):
         return c
 
     def describe(self, position: int) -> str:
+        """Return the event's line in the model summary."""
         kind = "terminal event" if self.terminal else "event"
         return f"{kind} {self.name!r}: {self.expr} = 0 ({self.direction})"
 
     def events(self, ctx: RowContext) -> list[EventSpec]:
+        """Return the user's event: the zeros of its expression, in its direction."""
         subs = ctx.user_parameters()
         value = hy.subs(self.expr, subs) if subs else self.expr
         return [EventSpec("user", value, self.direction, "always", self.terminal)]
 
     def on_event(self, role: str, act: EventActions) -> None:
+        """Record the event; a terminal event stops the simulation."""
         act.record("event")
         if self.terminal:
             act.stop()
 
     def to_dict(self) -> dict:
+        """Return the event as plain JSON-ready data (read back by :meth:`from_dict`)."""
         from ...expression_codec import encode_expression
 
         return {"name": self.name, "expr": encode_expression(self.expr),
@@ -88,6 +97,7 @@ class UserEvent(Element):
 
     @classmethod
     def from_dict(cls, d: Any, where: str, ctx: LoadContext) -> UserEvent:
+        """Build the event from :meth:`to_dict` data; ValueError naming ``where`` on errors."""
         direction = field(d, "direction", where)
         if direction not in DIRECTIONS:
             raise ValueError(f"{where}.direction: expected one of {DIRECTIONS}")

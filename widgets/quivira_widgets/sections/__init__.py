@@ -4,6 +4,8 @@
   :class:`SpringsSection`, :class:`SlidersSection` (slots, prismatic joints, ground sliders,
   latches, angle stops, contacts), :class:`LoadsSection`, :class:`ActuatorsSection` — lists of items
   with a "+ new …" template, Add and Delete;
+* :class:`BodiesSection` (particles, discs, plates) and :class:`BodyJointsSection` (welds,
+  distance links, body pins, rolling contacts, joint motors) — lists with Add and Delete, too;
 * :class:`ModelSection` — gravity, *Assemble*, the model's summary;
 * :class:`FilesSection` — working folder, save, load, upload, download;
 * :class:`Toolbar` — undo, redo, new model, examples.
@@ -15,6 +17,8 @@ syncing) and :class:`~quivira_widgets.sections.base.ItemSection` (selector, Add,
 from .actuators import ActuatorsSection
 from .bars import BarsSection
 from .base import NEW, ItemSection, Section
+from .bodies import BodiesSection
+from .body_joints import BodyJointsSection
 from .files import FilesSection
 from .joints import JointsSection
 from .loads import LoadsSection
@@ -24,6 +28,7 @@ from .springs import SpringsSection
 from .supports import SupportsSection
 from .toolbar import Toolbar
 
-__all__ = ["NEW", "ActuatorsSection", "BarsSection", "FilesSection", "ItemSection",
+__all__ = ["NEW", "ActuatorsSection", "BarsSection", "BodiesSection", "BodyJointsSection",
+           "FilesSection", "ItemSection",
            "JointsSection", "LoadsSection", "ModelSection", "Section", "SlidersSection",
            "SpringsSection", "SupportsSection", "Toolbar"]

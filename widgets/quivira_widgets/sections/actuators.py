@@ -109,6 +109,7 @@ class ActuatorsSection(ItemSection):
 
     # ------------------------------------------------------------------ items
     def items(self) -> list:
+        """Return the actuators of the model listed by the section."""
         el = self.model.elements
         return ([("force", a) for a in el.get("force_actuators", [])]
                 + [("torque", a) for a in el.get("torque_actuators", [])])
@@ -120,6 +121,7 @@ class ActuatorsSection(ItemSection):
         return laws.read_law(self.model, exprs)
 
     def item_label(self, k: int, item) -> str:
+        """Return the selector's text of item ``k``."""
         kind, el = item
         found = self.read(item)
         if kind == "force":
@@ -138,12 +140,14 @@ class ActuatorsSection(ItemSection):
         return None if k == NEW or k >= len(items) else items[k]
 
     def refresh(self) -> None:
+        """Show the model again (called after every change of the model)."""
         n = self.model.n_bars
         self.set_bar_options(self.bar, default=n - 1)
         self.set_bar_options(self.reaction, "nothing", default=GROUND)
         super().refresh()
 
     def fill_from(self, item, force: bool) -> None:
+        """Show ``item`` in the fields (``force``: also over refused input)."""
         kind, el = item
         self._law = self.read(item)
         self.put(self.kind, kind, force)
@@ -163,7 +167,7 @@ class ActuatorsSection(ItemSection):
         self._show_kind()
 
     def fill_defaults(self) -> None:
-        """A sinusoidal torque of 1 N·m at 1 Hz on the last bar."""
+        """Fill in a sinusoidal torque of 1 N·m at 1 Hz on the last bar."""
         n = self.model.n_bars
         self._law = None
         with self.syncing():
@@ -176,6 +180,7 @@ class ActuatorsSection(ItemSection):
         self._show_kind()
 
     def after_select(self, k: int) -> None:
+        """Enable or disable the controls for the selection ``k``."""
         new = k == NEW
         for w in (self.kind, self.law_kind, self.bar, self.s, self.frame, self.reaction):
             w.disabled = not new
@@ -296,6 +301,7 @@ class ActuatorsSection(ItemSection):
         return name if ok else None
 
     def remove(self, k: int):
+        """Remove item ``k`` from the model."""
         item = self.items()[k]
         found = self.read(item)
         name = item[1].name
@@ -307,4 +313,5 @@ class ActuatorsSection(ItemSection):
         return name
 
     def removed_text(self, k: int, result) -> str:
+        """Return the message shown after item ``k`` is deleted."""
         return f"deleted {result}"

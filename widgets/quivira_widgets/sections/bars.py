@@ -90,9 +90,11 @@ class BarsSection(ItemSection):
 
     # ------------------------------------------------------------------ items
     def items(self) -> list:
+        """Return the bars of the model listed by the section."""
         return self.model.bars
 
     def item_label(self, k: int, b) -> str:
+        """Return the selector's text of item ``k``."""
         kind = getattr(b, "body_kind", "bar")
         if kind == "particle":
             return f"particle {k}: m = {b.mass:.4g} kg"
@@ -102,6 +104,7 @@ class BarsSection(ItemSection):
         return f"bar {k}: L = {b.length:.4g} m, m = {b.mass:.4g} kg"
 
     def fill_from(self, b, force: bool) -> None:
+        """Show ``item`` in the fields (``force``: also over refused input)."""
         self.put(self.length, nice(b.length), force)
         self.put(self.mass, nice(b.mass), force)
         self.put(self.inertia, nice(b.inertia), force)
@@ -113,8 +116,11 @@ class BarsSection(ItemSection):
             self._show_endpoints(x, y, th, b.length, force)
 
     def fill_defaults(self) -> None:
-        """A fresh horizontal bar at the view's centre (moved down while it would lie on an
-        existing bar's centre), of the model's median length and 1 kg per m."""
+        """Fill in a fresh horizontal bar at the view's centre.
+
+        Moved down while it would lie on an existing bar's centre; of the model's median length
+        and 1 kg per m.
+        """
         bars = self.model.bars
         lengths = [b.length for b in bars]
         L = float(np.median(lengths)) if lengths else 1.0
@@ -226,6 +232,7 @@ class BarsSection(ItemSection):
                    self.mass, nice(old))
 
     def after_select(self, k: int) -> None:
+        """Enable or disable the controls for the selection ``k``."""
         body = k != NEW and k < self.model.n_bars \
             and getattr(self.model.bars[k], "body_kind", "bar") == "body"
         self.inertia.disabled = not body
@@ -276,9 +283,11 @@ class BarsSection(ItemSection):
         return i if ok else None
 
     def remove(self, k: int):
+        """Remove item ``k`` from the model."""
         return self.model.remove_bar(k)
 
     def removed_text(self, k: int, rem) -> str:
+        """Return the message shown after item ``k`` is deleted."""
         extra = [f"{len(rem[key])} {key[:-1] if len(rem[key]) == 1 else key}"
                  for key in ("joints", "supports", "forces") if rem.get(key)]
         extra = [e.replace("force", "load") for e in extra]

@@ -33,7 +33,7 @@ STYLE = {"description_width": "74px"}
 
 def button(description: str, icon: str = "", style: str = "", tooltip: str = "",
            css: str = "") -> widgets.Button:
-    """A button sized to its text."""
+    """Return a button sized to its text."""
     b = widgets.Button(description=description, icon=icon, button_style=style,
                        tooltip=tooltip or description, layout=widgets.Layout(width="auto"))
     if css:
@@ -58,19 +58,19 @@ def bar_choices(n_bars: int, ground: str = "") -> list[tuple[str, int]]:
 
 def bar_dropdown(description: str, ground: str = "", width: str = "172px",
                  tooltip: str = "") -> widgets.Dropdown:
-    """A dropdown of the bars (and ground, when ``ground`` names it)."""
+    """Return a dropdown of the bars (and ground, when ``ground`` names it)."""
     return widgets.Dropdown(options=bar_choices(0, ground), description=description,
                             style=STYLE, tooltip=tooltip or description,
                             layout=widgets.Layout(width=width))
 
 
 def title(text: str) -> widgets.HTML:
-    """A small heading inside a section."""
+    """Return a small heading inside a section."""
     return widgets.HTML(f'<div class="quivira-section-title">{text}</div>')
 
 
 def hint(text: str) -> widgets.HTML:
-    """A line of help in the muted colour."""
+    """Return a line of help in the muted colour."""
     return widgets.HTML(f'<span class="quivira-hint">{text}</span>')
 
 
@@ -112,8 +112,10 @@ class Section(widgets.VBox):
         return self._sync_depth > 0
 
     def put(self, field, value, force: bool = False) -> None:
-        """Show ``value`` in ``field`` without editing the model; a field showing an error
-        keeps what was typed unless ``force``."""
+        """Show ``value`` in ``field`` without editing the model.
+
+        A field showing an error keeps what was typed unless ``force``.
+        """
         with self.syncing():
             if isinstance(field, _Field):
                 if not force and field.value == value:
@@ -145,7 +147,7 @@ class Section(widgets.VBox):
         btn.on_click(self.handler(fn))
 
     def note_input(self) -> None:
-        """Hook: the user changed a control of the section."""
+        """Note that the user changed a control of the section (a hook)."""
 
     def apply(self, action: Callable[[], Any], ok: str | Callable[[Any], str] | None = None,
               field: _Field | None = None, restore: Any = None) -> tuple[bool, Any]:
@@ -171,7 +173,7 @@ class Section(widgets.VBox):
         return True, result
 
     def refused(self, *fields: _Field) -> bool:
-        """True (and a message) when one of ``fields`` shows a refused input."""
+        """Tell whether one of ``fields`` shows a refused input (and say so in the message line)."""
         for f in fields:
             if f.error:
                 self.message.error(f"correct the marked field first — {f.error}")
@@ -182,10 +184,14 @@ class Section(widgets.VBox):
         """Show the model again (called after every change of the model)."""
 
     def set_bar_options(self, dropdown: widgets.Dropdown, ground: str = "",
-                        default: int | None = None) -> None:
-        """Offer the model's bars (and ground) in ``dropdown``, keeping its value if it still
-        exists (else ``default``, else the last bar)."""
-        options = bar_choices(self.model.n_bars, ground)
+                        default: int | None = None, options: list | None = None) -> None:
+        """Offer the model's bars (and ground) in ``dropdown``.
+
+        Its value is kept if it still exists (else ``default``, else the last bar).
+        ``options``: the ``(label, value)`` pairs to offer instead of the numbered bars.
+        """
+        if options is None:
+            options = bar_choices(self.model.n_bars, ground)
         if list(dropdown.options) == options:
             return
         values = [v for _, v in options]
@@ -232,11 +238,11 @@ class ItemSection(Section):
 
     # ------------------------------------------------------------------ to define
     def items(self) -> list:
-        """The items of the model."""
+        """Return the items of the model."""
         raise NotImplementedError
 
     def item_label(self, k: int, item) -> str:
-        """The selector's text of item ``k``."""
+        """Return the selector's text of item ``k``."""
         raise NotImplementedError
 
     def fill_from(self, item, force: bool) -> None:
@@ -256,18 +262,21 @@ class ItemSection(Section):
         raise NotImplementedError
 
     def removed_text(self, k: int, result: Any) -> str:
-        """The message after deleting item ``k``."""
+        """Return the message after deleting item ``k``."""
         return f"deleted {self.noun} {k}"
 
     # ------------------------------------------------------------------ shared
     def note_input(self) -> None:
         # the "+ new" template was typed into: model changes no longer refill it
+        """Note typing into the "+ new" template: model changes no longer refill it."""
         if self.selected == NEW:
             self._touched = True
 
     def fresh_defaults(self) -> None:
-        """Fill the "+ new" template with fresh defaults (they follow the model until the
-        user types into them)."""
+        """Fill the "+ new" template with fresh defaults.
+
+        They follow the model until the user types into them.
+        """
         self.fill_defaults()
         self._touched = False
 
@@ -296,9 +305,10 @@ class ItemSection(Section):
         self.after_select(k)
 
     def after_select(self, k: int) -> None:
-        """Hook: enable/disable controls for the selection."""
+        """Enable or disable controls for the selection ``k`` (a hook)."""
 
     def refresh(self) -> None:
+        """Show the model again (called after every change of the model)."""
         items = self.items()
         options = [(f"+ new {self.noun}", NEW)] + [(self.item_label(k, it), k)
                                                    for k, it in enumerate(items)]

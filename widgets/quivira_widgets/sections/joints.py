@@ -50,16 +50,20 @@ class JointsSection(ItemSection):
                          self.message.widget]
 
     def items(self) -> list:
+        """Return the joints of the model listed by the section."""
         return self.model.joints
 
     def item_label(self, k: int, jt) -> str:
+        """Return the selector's text of item ``k``."""
         return f"joint {k}: " + ", ".join(f"bar {b} at s = {s:g}" for b, s in zip(jt.bars, jt.s))
 
     def fill_from(self, jt, force: bool) -> None:
+        """Show ``item`` in the fields (``force``: also over refused input)."""
         self.put(self.bars, [int(b) for b in jt.bars], force)
         self.put(self.s, [float(s) for s in jt.s], force)
 
     def fill_defaults(self) -> None:
+        """Fill the fields with fresh values for a new item."""
         n = self.model.n_bars
         with self.syncing():
             if n >= 2:
@@ -99,6 +103,7 @@ class JointsSection(ItemSection):
         return j if ok else None
 
     def remove(self, k: int):
+        """Remove item ``k`` from the model."""
         return self.model.remove_joint(k)
 
     def infer(self) -> None:

@@ -49,13 +49,16 @@ class LoadsSection(ItemSection):
                          row(self.add_button, self.delete_button), self.message.widget]
 
     def items(self) -> list:
+        """Return the loads of the model listed by the section."""
         return self.model.forces
 
     def item_label(self, k: int, f) -> str:
+        """Return the selector's text of item ``k``."""
         return (f"load {k}: bar {f.bar} at s = {f.s:g}, ({f.fx:g}, {f.fy:g}) N, "
                 f"τ = {f.torque:g} N·m")
 
     def refresh(self) -> None:
+        """Show the model again (called after every change of the model)."""
         options = [(f"bar {i}", i) for i in range(self.model.n_bars)]
         with self.syncing():
             if list(self.bar.options) != options:
@@ -66,12 +69,14 @@ class LoadsSection(ItemSection):
         super().refresh()
 
     def fill_from(self, f, force: bool) -> None:
+        """Show ``item`` in the fields (``force``: also over refused input)."""
         self.put(self.bar, f.bar, force)
         for field, v in ((self.s, f.s), (self.fx, f.fx), (self.fy, f.fy),
                          (self.torque, f.torque)):
             self.put(field, v, force)
 
     def fill_defaults(self) -> None:
+        """Fill the fields with fresh values for a new item."""
         n = self.model.n_bars
         with self.syncing():
             self.bar.value = n - 1 if n else None
@@ -80,6 +85,7 @@ class LoadsSection(ItemSection):
                 field.set_quietly(v)
 
     def after_select(self, k: int) -> None:
+        """Enable or disable the controls for the selection ``k``."""
         self.bar.disabled = k != NEW
         self.bar.tooltip = ("to load another bar, delete this load and add a new one"
                             if k != NEW else "the bar the load acts on")
@@ -114,4 +120,5 @@ class LoadsSection(ItemSection):
         return k if ok else None
 
     def remove(self, k: int):
+        """Remove item ``k`` from the model."""
         return self.model.remove_force(k)

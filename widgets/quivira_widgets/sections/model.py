@@ -43,6 +43,7 @@ class ModelSection(Section):
                          summary]
 
     def refresh(self) -> None:
+        """Show the model again (called after every change of the model)."""
         self.put(self.g, self.model.g)
         self.details.value = ("<pre style='font-size:0.8em;line-height:1.25;white-space:"
                               "pre-wrap'>" + html.escape(self.model.summary()) + "</pre>")

@@ -1,22 +1,24 @@
-"""The *Sliders, stops & contact* section: slots, prismatic joints, ground sliders, latches,
-angle stops and contacts (floors and walls).
+r"""The *Sliders, stops & contact* section.
+
+Slots, prismatic joints, ground sliders, latches, angle stops and contacts (floors and
+walls).
 
 * a **slot** (pin-in-slot): the point ``s`` of bar b stays on the line of the guide bar a,
-  shifted by ``offset`` (m) along its normal, :math:`n_a\\cdot(p_b - c_a) - e = 0`; rotation
+  shifted by ``offset`` (m) along its normal, :math:`n_a\cdot(p_b - c_a) - e = 0`; rotation
   free (``model.add_pin_in_slot``);
 * a **prismatic joint**: the same line, and the relative angle locked,
   :math:`θ_b - θ_a = φ_0` (° here; empty: the initial angle) (``model.add_prismatic_joint``);
 * a **ground slider**: the point ``s`` of a bar on the ground line through ``(x, y)`` at the
-  guide angle α (°), :math:`n\\cdot(p(s) - P) = 0`, :math:`n = (-\\sin α, \\cos α)`
+  guide angle α (°), :math:`n\cdot(p(s) - P) = 0`, :math:`n = (-\sin α, \cos α)`
   (``model.add_ground_slider``);
 * a **latch**: when the relative angle :math:`φ = θ_b - θ_a` (bar a may be ground) reaches
   the latch angle, the hinge locks (a plastic impulse; the kinetic energy lost is in the event
   log) (``model.add_latch``);
-* an **angle stop**: :math:`φ \\le φ_{lim}` (side "max") or :math:`φ \\ge φ_{lim}` ("min"),
+* an **angle stop**: :math:`φ \le φ_{lim}` (side "max") or :math:`φ \ge φ_{lim}` ("min"),
   impacts with restitution e, resting below the rest speed (rad/s) (``model.add_angle_stop``);
-* a **contact** (floor or wall): the point ``s`` of a bar stays where :math:`n\\cdot p \\ge h`,
-  :math:`n = (\\cos α, \\sin α)` (α = 90°: a floor :math:`y \\ge h`; 0°: a wall
-  :math:`x \\ge h`), with restitution e and a rest speed (m/s) (``model.add_contact``).
+* a **contact** (floor or wall): the point ``s`` of a bar stays where :math:`n\cdot p \ge h`,
+  :math:`n = (\cos α, \sin α)` (α = 90°: a floor :math:`y \ge h`; 0°: a wall
+  :math:`x \ge h`), with restitution e and a rest speed (m/s) (``model.add_contact``).
 
 With an element selected, an edit of a value (point, offset, angles, limit, height,
 restitution, rest speed, guide point) changes that element through
@@ -64,7 +66,10 @@ BAR_A = {"slot": False, "prismatic": False, "latch": True, "stop": True}
 
 
 def relative_angle(model, bar_a: int | None, bar_b: int) -> float | None:
-    """The initial relative angle θ_b − θ_a (rad; θ_a = 0 for ground), None without poses."""
+    """Return the initial relative angle θ_b − θ_a (rad; θ_a = 0 for ground), or None.
+
+    None when the model has no poses.
+    """
     bars = model.bars
     if bars[bar_b].pose is None or (bar_a is not None and bars[bar_a].pose is None):
         return None
@@ -177,10 +182,12 @@ class SlidersSection(ItemSection):
 
     # ------------------------------------------------------------------ items
     def items(self) -> list:
+        """Return the sliders and contacts of the model listed by the section."""
         el = self.model.elements
         return [(k, e) for k, _, coll in KINDS for e in el.get(coll, [])]
 
     def item_label(self, k: int, item) -> str:
+        """Return the selector's text of item ``k``."""
         kind, el = item
         if kind in ("slot", "prismatic"):
             what = "slot" if kind == "slot" else "prismatic joint"
@@ -207,12 +214,14 @@ class SlidersSection(ItemSection):
         return None if k == NEW or k >= len(items) else items[k]
 
     def refresh(self) -> None:
+        """Show the model again (called after every change of the model)."""
         n = self.model.n_bars
         self.set_bar_options(self.bar_a, "ground", default=0 if n > 1 else GROUND)
         self.set_bar_options(self.bar_b, default=n - 1)
         super().refresh()
 
     def fill_from(self, item, force: bool) -> None:
+        """Show ``item`` in the fields (``force``: also over refused input)."""
         kind, el = item
         self.put(self.kind, kind, force)
         if kind in ("slot", "prismatic", "latch", "stop"):
@@ -232,8 +241,11 @@ class SlidersSection(ItemSection):
         self._show_kind()
 
     def fill_defaults(self) -> None:
-        """A slot of the last bar's centre on the bar before it; the other kinds' values at
-        the neutral choices (0° angles, e = 0, a floor at y = 0 under the last bar)."""
+        """Fill in a slot of the last bar's centre on the bar before it.
+
+        The other kinds' values at the neutral choices (0° angles, e = 0, a floor at y = 0 under
+        the last bar).
+        """
         n = self.model.n_bars
         bars = self.model.bars
         gx = gy = 0.0
@@ -256,6 +268,7 @@ class SlidersSection(ItemSection):
         self._show_kind()
 
     def after_select(self, k: int) -> None:
+        """Enable or disable the controls for the selection ``k``."""
         new = k == NEW
         for w in (self.kind, self.bar_a, self.bar_b, self.side):
             w.disabled = not new
@@ -399,9 +412,11 @@ class SlidersSection(ItemSection):
         super().delete()
 
     def remove(self, k: int):
+        """Remove item ``k`` from the model."""
         name = self.items()[k][1].name
         self.model.remove_constraint(name)
         return name
 
     def removed_text(self, k: int, result) -> str:
+        """Return the message shown after item ``k`` is deleted."""
         return f"deleted {result}"

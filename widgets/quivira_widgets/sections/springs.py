@@ -48,7 +48,10 @@ def initial_distance(model, bar_a: int, s_a: float, bar_b: int | None, s_b: floa
 
 
 def initial_angle(model, bar_a: int | None, bar_b: int) -> float | None:
-    """The initial relative angle θ_b − θ_a (rad; θ_a = 0 for ground), None without poses."""
+    """Return the initial relative angle θ_b − θ_a (rad; θ_a = 0 for ground), or None.
+
+    None when the model has no poses.
+    """
     bars = model.bars
     poses = [None if i is None else bars[i].pose for i in (bar_a, bar_b)]
     if poses[1] is None or (bar_a is not None and poses[0] is None):
@@ -147,11 +150,13 @@ class SpringsSection(ItemSection):
 
     # ------------------------------------------------------------------ items
     def items(self) -> list:
+        """Return the springs of the model listed by the section."""
         el = self.model.elements
         return ([("spring", sp) for sp in el.get("springs", [])]
                 + [("torsion", ts) for ts in el.get("torsional_springs", [])])
 
     def item_label(self, k: int, item) -> str:
+        """Return the selector's text of item ``k``."""
         kind, el = item
         if kind == "spring":
             b = (f"ground ({el.ground[0]:.3g}, {el.ground[1]:.3g})" if el.bar_b is None
@@ -163,12 +168,13 @@ class SpringsSection(ItemSection):
                 + (f", c_θ = {el.c:g} N·m·s/rad" if el.c else ""))
 
     def selected_element(self):
-        """The selected spring (a copy), or None for "+ new spring"."""
+        """Return the selected spring (a copy), or None for "+ new spring"."""
         k = self.selected
         items = self.items()
         return None if k == NEW or k >= len(items) else items[k][1]
 
     def refresh(self) -> None:
+        """Show the model again (called after every change of the model)."""
         n = self.model.n_bars
         self.set_bar_options(self.bar_a, default=n - 1)
         self.set_bar_options(self.end_b, "ground point", default=GROUND)
@@ -177,6 +183,7 @@ class SpringsSection(ItemSection):
         super().refresh()
 
     def fill_from(self, item, force: bool) -> None:
+        """Show ``item`` in the fields (``force``: also over refused input)."""
         kind, el = item
         self.put(self.kind, kind, force)
         if kind == "spring":
@@ -198,8 +205,10 @@ class SpringsSection(ItemSection):
         self._show_kind()
 
     def fill_defaults(self) -> None:
-        """A spring from the last bar's centre to a ground point across the bar; a torsional
-        spring at a joint of the last bar (or to ground)."""
+        """Fill in a spring from the last bar's centre to a ground point across the bar.
+
+        And a torsional spring at a joint of the last bar (or to ground).
+        """
         n = self.model.n_bars
         bars = self.model.bars
         gx, gy = 0.0, 1.0
@@ -231,6 +240,7 @@ class SpringsSection(ItemSection):
         self._show_kind()
 
     def after_select(self, k: int) -> None:
+        """Enable or disable the controls for the selection ``k``."""
         new = k == NEW
         for w in (self.kind, self.bar_a, self.s_a, self.end_b, self.s_b, self.ground_x,
                   self.ground_y, self.torsion_a, self.torsion_b):
@@ -336,9 +346,11 @@ class SpringsSection(ItemSection):
         return lambda: self.model.add_torsional_spring(bar_a, b, k, phi0, c, pre)
 
     def remove(self, k: int):
+        """Remove item ``k`` from the model."""
         name = self.items()[k][1].name
         self.model.remove_load(name)
         return name
 
     def removed_text(self, k: int, result) -> str:
+        """Return the message shown after item ``k`` is deleted."""
         return f"deleted {result}"

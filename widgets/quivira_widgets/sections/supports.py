@@ -82,12 +82,15 @@ class SupportsSection(ItemSection):
 
     # ------------------------------------------------------------------ items
     def items(self) -> list:
+        """Return the supports of the model listed by the section."""
         return self.model.supports
 
     def item_label(self, k: int, sp) -> str:
+        """Return the selector's text of item ``k``."""
         return f"support {k}: {support_kind(sp.free_x, sp.free_y)}, bar {sp.bar} at s = {sp.s:g}"
 
     def refresh(self) -> None:
+        """Show the model again (called after every change of the model)."""
         options = [(f"bar {i}", i) for i in range(self.model.n_bars)]
         with self.syncing():
             if list(self.bar.options) != options:
@@ -104,6 +107,7 @@ class SupportsSection(ItemSection):
         return bars[bar].point(s)
 
     def fill_from(self, sp, force: bool) -> None:
+        """Show ``item`` in the fields (``force``: also over refused input)."""
         self.put(self.bar, sp.bar, force)
         self.put(self.s, sp.s, force)
         self.put(self.free_x, sp.free_x, force)
@@ -117,6 +121,7 @@ class SupportsSection(ItemSection):
         self._show_kind()
 
     def fill_defaults(self) -> None:
+        """Fill the fields with fresh values for a new item."""
         n = self.model.n_bars
         with self.syncing():
             self.bar.value = n - 1 if n else None
@@ -127,6 +132,7 @@ class SupportsSection(ItemSection):
         self._template_point()
 
     def after_select(self, k: int) -> None:
+        """Enable or disable the controls for the selection ``k``."""
         self.bar.disabled = k != NEW
         self.bar.tooltip = ("to hold another bar, delete this support and add a new one"
                             if k != NEW else "the bar the support holds")
@@ -203,4 +209,5 @@ class SupportsSection(ItemSection):
         return k if ok else None
 
     def remove(self, k: int):
+        """Remove item ``k`` from the model."""
         return self.model.remove_support(k)

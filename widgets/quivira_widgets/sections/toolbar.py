@@ -40,7 +40,7 @@ class Example:
 
 
 def find_examples() -> list[Example]:
-    """The examples of :mod:`quivira.examples` (see the module docstring)."""
+    """Return the examples of :mod:`quivira.examples` (see the module docstring)."""
     import quivira.examples as ex
 
     out = []
@@ -171,5 +171,6 @@ class Toolbar(Section):
         self._on_history(None)
 
     def close(self) -> None:
+        """Close the toolbar's undo history and its widgets."""
         self.history.close()
         super().close()
