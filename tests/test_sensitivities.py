@@ -346,3 +346,52 @@ def test_models_with_a_distance_link_between_bars():
         got = jet[:, s.mindex.index(tuple(alpha))]
         assert np.max(np.abs(got)) > 1e-3, key
         np.testing.assert_allclose(got, fd, rtol=0, atol=1e-6 * np.max(np.abs(got)), err_msg=key)
+
+
+def _fd_state(build, key, nominal, h, t_end):
+    """Central differences of the final state of ``build(**{key: ·})``'s simulation."""
+    fp, fm = (build(**{key: nominal + d}).simulate(t_end, n_points=3) for d in (h, -h))
+    return (np.concatenate([fp.q[-1], fp.qd[-1]]) - np.concatenate([fm.q[-1], fm.qd[-1]])) \
+        / (2 * h)
+
+
+@pytest.mark.parametrize("kind", ["particle", "disc"])
+def test_particles_and_rigid_bodies(kind):
+    """A point mass on a massless link, and a disc pinned at its rim: derivatives with respect
+    to the body's mass, its inertia and g against central differences of simulate; for the
+    point mass, the motion does not depend on the mass at all (an exact zero)."""
+    L, th0 = 0.8, 0.6
+
+    def build(g=9.81, mass=1.5, inertia=0.2):
+        m = qv.BarJointModel()
+        m.set_g(g)
+        x, y = L * math.sin(th0), -L * math.cos(th0)
+        if kind == "particle":
+            b = m.add_particle(x, y, mass)
+            m.add_distance(None, (0.0, 0.0), b, 0.0, L, name="link")
+        else:
+            b = m.add_body(x, y, 0.0, mass, inertia, points={"rim": (-x, -y)})
+            m.add_pin(None, (0.0, 0.0), b, "rim")
+        return m
+
+    names = {"particle": ["g", "particle 0 · mass"],
+             "disc": ["g", "body 0 · mass", "body 0 · inertia"]}[kind]
+    keys = {"g": ("g", 9.81), "particle 0 · mass": ("mass", 1.5),
+            "body 0 · mass": ("mass", 1.5), "body 0 · inertia": ("inertia", 0.2)}
+    t_end = 0.7
+    s = build().sensitivities(t_end, wrt=names, order=1)
+    jet = s.array("state").values[-1]
+    n = 2 if kind == "particle" else 3
+    assert jet.shape[0] == 2 * n
+    for j, nm in enumerate(names):
+        key, nominal = keys[nm]
+        alpha = [0] * len(names)
+        alpha[j] = 1
+        got = jet[:, s.mindex.index(tuple(alpha))]
+        fd = _fd_state(build, key, nominal, 1e-5 * nominal, t_end)
+        if kind == "particle" and key == "mass":
+            np.testing.assert_allclose(got, 0.0, atol=1e-10)   # Galileo: mass-independent
+            continue
+        assert np.max(np.abs(got)) > 1e-3, nm
+        np.testing.assert_allclose(got, fd, rtol=0, atol=1e-6 * np.max(np.abs(got)),
+                                   err_msg=nm)

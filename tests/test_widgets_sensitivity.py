@@ -246,13 +246,18 @@ def test_refused_models_and_edits():
     m.add_bar_at_attitude(0.0, -0.5, -math.pi / 2, 1.0, 1.0)
     m.add_support(0, 0.5, False, False)
     m.set_init_bar_velocities(0, 0.5, 0.0, -1.0)   # a pendulum, swinging
-    m.add_particle(1.0, 0.0, 0.5)                  # a free particle: refused by the API
-    before = m.to_dict()
-    p.parameters.value = ("g",)
+    m.add_particle(1.0, 0.0, 0.5)                  # a free particle: falls with g
+    p.set_model(m)
+    p.parameters.value = ("g", "particle 1 · mass")
     p.t_end.text.value = "0.3"
     p.compute_button.click()
+    assert p.message.kind == "ok" and p.result is not None
+    # a start off the constraints is refused by the API: a message, the model unchanged
+    m.set_init_bar_attitude(0, 0.3, -0.5, -math.pi / 2)   # the bar leaves its pin
+    before = m.to_dict()
+    p.compute_button.click()
     assert p.message.kind == "error"
-    assert "particles" in p.message.text and "cannot compute" in p.message.text
+    assert "violate" in p.message.text and "cannot compute" in p.message.text
     assert "Traceback" not in p.message.widget.value
     assert p.result is None and m.to_dict() == before
     # a bars-only model works; an edit afterwards invalidates the result

@@ -120,6 +120,8 @@ def t_end_of(case: str, t_end: float | None = None) -> float:
     if case.startswith("scissor"):
         return T_END_LARGE_SCISSOR if int(case.split("-")[1]) >= LARGE_SCISSOR \
             else T_END_SCISSOR
+    if case.startswith("wall"):
+        return T_END_LARGE_SCISSOR
     return T_END
 
 

@@ -83,7 +83,7 @@ def _check_at(at: Any, variables: list[Variable]) -> dict[int, float]:
             raise ValueError(f"at: {nm!r} is not among wrt ({names})")
         j = names.index(nm)
         v = check_real(val, f"at[{nm!r}]")
-        if variables[j].kind in ("mass", "length"):
+        if variables[j].kind in ("mass", "length", "inertia"):
             check_positive(v, f"at[{nm!r}]")
         out[j] = v
     return out
@@ -97,7 +97,8 @@ def _data_at(data, variables: list[Variable], values: dict[int, float]):
     if not values:
         return data
     new = data.copy()
-    n = 3 * len(new.bars)
+    n = new.n_coordinates()
+    offsets = new.offsets()
     for j, val in values.items():
         v = variables[j]
         if v.kind == "g":
@@ -106,8 +107,12 @@ def _data_at(data, variables: list[Variable], values: dict[int, float]):
             new.bars[v.index].mass = val
         elif v.kind == "length":
             new.bars[v.index].length = val
+        elif v.kind == "inertia":
+            new.bars[v.index].inertia = val
         elif v.kind == "state":
-            i, c = divmod(v.index % n, 3)
+            k = v.index % n
+            i = max(b for b, o in enumerate(offsets) if o <= k)
+            c = k - offsets[i]
             b = new.bars[i]
             if v.index < n:
                 pose = list(b.pose)
@@ -234,12 +239,9 @@ def sensitivities(model, t_end: float, wrt: str | Sequence[str], order: int = 1,
     tol = None if tol is None else _check_tol(tol)
     data = model._data
     sim = model._simulator
-    n = 3 * len(data.bars)
     if not data.bars:
         raise ValueError("the model has no bars; add a bar first")
-    if any(getattr(b, "body_kind", "bar") != "bar" for b in data.bars):
-        raise ValueError("sensitivities: models with particles or rigid bodies are not "
-                         "supported yet (bars only)")
+    n = data.n_coordinates()
     variables = resolve(data, wrt)
     values = _check_at(at, variables)
     tolerance = model.tolerance
@@ -314,7 +316,7 @@ def sensitivities(model, t_end: float, wrt: str | Sequence[str], order: int = 1,
     layout, mindex = vs.layout, vs.mindex
     idx = np.array([[layout[(c, a)] for a in mindex] for c in range(2 * n)])
     arrays: dict[str, tuple[list[str], np.ndarray]] = {}
-    q_names, qd_names = coordinate_names(len(data.bars))
+    q_names, qd_names = coordinate_names(data)
     arrays["state"] = (q_names + qd_names, states[:, idx])
     for kind in kinds:
         if kind == "state":

@@ -3,7 +3,9 @@
 A *differentiation variable* ``w_j`` is one of
 
 * ``"g"``: the acceleration of gravity;
-* ``"bar i · mass"``, ``"bar i · length"``: a bar's data;
+* ``"bar i · mass"``, ``"bar i · length"``: a bar's data; ``"particle i · mass"``;
+  ``"body i · mass"``, ``"body i · inertia"`` of a rigid body (its inertia is a datum of its
+  own, not :math:`mL^2/12`);
 * a leaf runtime parameter of an element, ``"<element> · <name>"`` (e.g.
   ``"torsional spring 0 · k"``, ``"force 1 · fy"``, ``"support 0 · x"``), or a named
   parameter by its name (``"A"`` of ``model.add_parameter("A", ...)``);
@@ -48,6 +50,23 @@ _BAR_FORMULAS = {
     "mass": lambda m, L, g: m,
     "inertia": lambda m, L, g: m * L * L / 12.0,
 }
+#: parameters of particles and rigid bodies, by their formula in (m, I, g); a rigid body's
+#: inertia is its own datum (a particle has none of the inertia entries)
+_BODY_FORMULAS = {
+    "inv_mass": lambda m, inertia, g: 1.0 / m,
+    "inv_inertia": lambda m, inertia, g: 1.0 / inertia,
+    "weight": lambda m, inertia, g: m * g,
+    "minus_weight": lambda m, inertia, g: -(m * g),
+}
+
+
+def _is_bar(body) -> bool:
+    return getattr(body, "body_kind", "bar") == "bar"
+
+
+def _body_label(i: int, body) -> str:
+    """Return ``"bar i"``, ``"particle i"`` or ``"body i"`` (the names of the variables)."""
+    return f"{getattr(body, 'body_kind', 'bar')} {i}"
 
 
 @dataclass(frozen=True)
@@ -59,10 +78,11 @@ class Variable:
     name : str
         Its user-facing name.
     kind : str
-        ``"g"``, ``"mass"``, ``"length"``, ``"leaf"`` (an element parameter used as is) or
-        ``"state"`` (an initial-state entry).
+        ``"g"``, ``"mass"``, ``"length"``, ``"inertia"`` (of a rigid body), ``"leaf"`` (an
+        element parameter used as is) or ``"state"`` (an initial-state entry).
     index : int
-        The bar (mass, length), the base parameter index (g, leaf) or the state index.
+        The body (mass, length, inertia), the base parameter index (g, leaf) or the state
+        index.
     value : float
         Its value in the model's current data.
     """
@@ -102,7 +122,8 @@ def _leaf_parameters(data: ModelData) -> list[tuple[str, int, float]]:
     """
     layout = parameter_layout(data)
     index = {key: k for k, (key, _) in enumerate(layout)}
-    probe = [_SymbolicBar(b, hy.expression(f"quivira_L{i}")) for i, b in enumerate(data.bars)]
+    probe = [_SymbolicBar(b, hy.expression(f"quivira_L{i}")) if _is_bar(b) else b
+             for i, b in enumerate(data.bars)]
     out = []
     for kind, pos, el in data.items():
         for name, value in el.parameters(probe):
@@ -122,15 +143,18 @@ def available(data: ModelData) -> list[Variable]:
     out = [Variable("g", "g", 0, float(data.g))]
     assert layout[0][0] == ("g",)
     for i, b in enumerate(data.bars):
-        out.append(Variable(f"bar {i} · mass", "mass", i, float(b.mass)))
-        out.append(Variable(f"bar {i} · length", "length", i, float(b.length)))
+        out.append(Variable(f"{_body_label(i, b)} · mass", "mass", i, float(b.mass)))
+        if _is_bar(b):
+            out.append(Variable(f"bar {i} · length", "length", i, float(b.length)))
+        elif b.rotates:
+            out.append(Variable(f"body {i} · inertia", "inertia", i, float(b.inertia)))
     out += [Variable(name, "leaf", k, v) for name, k, v in _leaf_parameters(data)]
-    q_names, qd_names = coordinate_names(len(data.bars))
+    q_names, qd_names = coordinate_names(data)
     state = []
     for b in data.bars:
-        state += list(b.pose or (0.0, 0.0, 0.0))
+        state += list(b.pose or (0.0, 0.0, 0.0))[: b.n_coordinates]
     for b in data.bars:
-        state += list(b.velocity)
+        state += list(b.velocity)[: b.n_coordinates]
     out += [Variable(nm, "state", k, float(state[k])) for k, nm in enumerate(q_names + qd_names)]
     return out
 
@@ -203,8 +227,9 @@ class ParameterMap:
 def substitution(data: ModelData, variables: list[Variable]) -> ParameterMap:
     """Return the extended parameter vector and the substitution of derived parameters.
 
-    See the module docstring: ``g`` and masses use their own base entries (``("g",)``,
-    ``("bar", i, "mass")``), lengths and initial-state entries are appended.
+    See the module docstring: ``g``, masses and the inertias of rigid bodies use their own
+    base entries (``("g",)``, ``("bar", i, "mass")``, ``("bar", i, "inertia")``), lengths and
+    initial-state entries are appended.
     """
     layout = parameter_layout(data)
     index = {key: k for k, (key, _) in enumerate(layout)}
@@ -212,6 +237,7 @@ def substitution(data: ModelData, variables: list[Variable]) -> ParameterMap:
     par_index, extra = [], []
     length_par: dict[int, hy.expression] = {}
     mass_par: dict[int, hy.expression] = {}
+    inertia_par: dict[int, hy.expression] = {}
     g_par = None
     for v in variables:
         if v.kind == "g":
@@ -221,6 +247,10 @@ def substitution(data: ModelData, variables: list[Variable]) -> ParameterMap:
             k = index[("bar", v.index, "mass")]
             par_index.append(k)
             mass_par[v.index] = hy.par[k]
+        elif v.kind == "inertia":
+            k = index[("bar", v.index, "inertia")]
+            par_index.append(k)
+            inertia_par[v.index] = hy.par[k]
         elif v.kind == "leaf":
             par_index.append(v.index)
         else:  # length or state: appended
@@ -231,11 +261,22 @@ def substitution(data: ModelData, variables: list[Variable]) -> ParameterMap:
                 length_par[v.index] = hy.par[k]
     subs: dict = {}
     for i, b in enumerate(data.bars):
-        if g_par is None and i not in mass_par and i not in length_par:
+        if g_par is None and i not in mass_par and i not in length_par \
+                and i not in inertia_par:
             continue
         m = mass_par.get(i, b.mass)
-        L = length_par.get(i, b.length)
         g = g_par if g_par is not None else data.g
+        if not _is_bar(b):
+            inertia = inertia_par.get(i, b.inertia if b.rotates else 1.0)
+            for name, formula in _BODY_FORMULAS.items():
+                uses = (g_par is not None and "weight" in name) or \
+                    (i in mass_par and name != "inv_inertia") or \
+                    (i in inertia_par and name == "inv_inertia")
+                key = ("bar", i, name)
+                if uses and key in index:
+                    subs[hy.par[index[key]]] = hy.expression(formula(m, inertia, g))
+            continue
+        L = length_par.get(i, b.length)
         for name, formula in _BAR_FORMULAS.items():
             if name == "mass":
                 continue  # the mass's own entry stays
@@ -245,7 +286,8 @@ def substitution(data: ModelData, variables: list[Variable]) -> ParameterMap:
             if uses and key in index:
                 subs[hy.par[index[key]]] = hy.expression(formula(m, L, g))
     if length_par:
-        probe = [_SymbolicBar(b, length_par.get(i, b.length)) for i, b in enumerate(data.bars)]
+        probe = [_SymbolicBar(b, length_par.get(i, b.length)) if _is_bar(b) else b
+                 for i, b in enumerate(data.bars)]
         for kind, pos, el in data.items():
             for name, value in el.parameters(probe):
                 if isinstance(value, hy.expression):

@@ -20,7 +20,7 @@ the motion) and draws a horizontal bar chart of the first derivatives
 For the peak of a multiplier the derivative is taken at the output time of the peak
 (:math:`∂|λ(t_k)|/∂p = \operatorname{sign}λ(t_k)\,∂λ(t_k)/∂p`), which is the derivative of the
 peak over the output grid while the peak stays at that time. The model is never changed; a
-model the sensitivities refuse (particles or rigid bodies, a start off the constraints), an
+model the sensitivities refuse (a start off the constraints, no bars), an
 empty selection or an unusable time span is reported in the message line.
 """
 
