@@ -96,7 +96,7 @@ def prepared_states(case: str, values: dict, idx: list[int]) -> np.ndarray:
 def set_variant(model, values: dict, i: int, state: np.ndarray) -> None:
     from quivira.sweeps.values import apply_value, state_entries
 
-    entries = {k for k, _ in state_entries(list(values), model.n_bars)}
+    entries = {k for k, _ in state_entries(list(values), model._data)}
     for k in values:
         if k not in entries:
             apply_value(model, k, float(values[k][i]))
@@ -374,8 +374,10 @@ def markdown(res: dict) -> str:
              "run)", "",
              f"Run {res['started']} – {res['finished']} on {res['cpus']} CPUs; load average "
              f"before {res['load_average_before'][0]:.1f}, after "
-             f"{res['load_average_after'][0]:.1f} (a machine shared with other jobs: "
-             "timings are noisy). Each line is a fresh process; compile included. "
+             f"{res['load_average_after'][0]:.1f}"
+             + (" (a machine shared with other jobs: timings are noisy)"
+                if max(res['load_average_before'][0], res['load_average_after'][0]) > 1.5
+                else "") + ". Each line is a fresh process; compile included. "
              "`python benchmarks/sweep.py`.", ""]
     for case, recs in res["records"].items():
         lines += [f"## {case}: {recs[0]['variants']} variants × {res['t_end']:g} s", "",
@@ -422,9 +424,9 @@ def markdown(res: dict) -> str:
               "the harmonic mean of the pivot ratios of W); it costs about 30–40 % of the "
               "integration time of the four-bar, and is what lets a lane that meets a "
               "singular pose be handed to the scalar simulator.",
-              "* Worker scaling (1 vs 2 threads) could not be shown on this machine: other "
-              "jobs kept the load average at 4–6 on its 2 cores during the runs (see the "
-              "figures above), so a second thread finds no free core.", ""]
+              "* Worker scaling (1 vs 2 threads) is the ratio in each case's details above; "
+              "it shows only on a quiet machine (the load averages are in the first line: on "
+              "2 cores shared with other jobs a second thread finds no free core).", ""]
     return "\n".join(lines) + "\n"
 
 

@@ -320,11 +320,66 @@ def test_bad_inputs_name_what_to_fix_and_leave_the_model():
     assert len(qv.grid({"bar0.mass": [1, 2]}, g=[1, 2, 3])) == 6
 
 
-def test_models_with_particles_are_refused_clearly():
+def test_a_bar_and_a_particle_in_free_fall():
+    """A free bar and a free particle (3 + 2 coordinates): every variant falls as
+    y = y0 - g t²/2, x and θ unchanged; the model is left as it was."""
     m = qv.BarJointModel()
-    m.add_bar_at_attitude(0.0, 0.0, 0.0, 1.0, 1.0)
-    m.add_particle(2.0, 0.0, 1.0)
+    m.add_bar_at_attitude(0.0, 0.0, 0.3, 1.0, 1.0)
+    m.add_particle(2.0, 0.5, 1.0)
     before = m.to_dict()
-    with pytest.raises(ValueError, match="particles"):
-        qv.sweep(m, {"g": [1.0, 2.0]}, 0.1)
-    assert m.to_dict() == before
+    res = qv.sweep(m, {"g": [1.0, 2.0]}, 0.4, n_points=5, progress=False)
+    assert m.to_dict() == before and res.q.shape == (2, 5, 5)
+    for i, g in enumerate((1.0, 2.0)):
+        fall = 0.5 * g * res.t**2
+        np.testing.assert_allclose(res.q[i, :, 1], 0.0 - fall, atol=1e-12)
+        np.testing.assert_allclose(res.q[i, :, 4], 0.5 - fall, atol=1e-12)
+        np.testing.assert_allclose(res.q[i, :, [0, 2, 3]], [[0.0] * 5, [0.3] * 5, [2.0] * 5],
+                                   atol=1e-12)
+
+
+def _disc_pendulum(kind="body", g=9.81, mass=1.5, inertia=0.2):
+    """A disc pinned at a rim point (kind "body") or a point mass on a link ("particle")."""
+    m = qv.BarJointModel()
+    m.set_g(g)
+    x, y = 0.8 * math.sin(0.6), -0.8 * math.cos(0.6)
+    if kind == "body":
+        b = m.add_body(x, y, 0.0, mass, inertia, points={"rim": (-x, -y)})
+        m.add_pin(None, (0.0, 0.0), b, "rim")
+    else:
+        b = m.add_particle(x, y, mass)
+        m.add_distance(None, (0.0, 0.0), b, 0.0, 0.8, name="link")
+    return m
+
+
+@pytest.mark.parametrize("kind", ["body", "particle"])
+def test_rigid_bodies_and_particles_equal_simulate(kind):
+    """Variants of models with a rigid body (its own inertia, named points) or a particle (2
+    coordinates) give what model.simulate gives for each (the bodies used to be rebuilt as
+    bars: a crash on named points, and the bar's inertia m L²/12 instead of I)."""
+    values = {"g": [9.81, 5.0, 9.81], "bar0.mass": [1.5, 1.5, 3.0]}
+    if kind == "body":
+        values["bar0.inertia"] = [0.2, 0.2, 0.05]
+    else:  # a consistent start (on the link's circle), swept as a whole
+        values["bar0.x"] = [0.8 * math.sin(a) for a in (0.6, 0.3, 0.6)]
+        values["bar0.y"] = [-0.8 * math.cos(a) for a in (0.6, 0.3, 0.6)]
+    res = qv.sweep(_disc_pendulum(kind), values, 0.7, n_points=8, progress=False)
+    n = 3 if kind == "body" else 2
+    assert res.q.shape == (3, 8, n)
+    for i in range(3):
+        m = _disc_pendulum(kind, g=values["g"][i], mass=values["bar0.mass"][i],
+                           **({"inertia": values["bar0.inertia"][i]} if kind == "body" else {}))
+        if kind == "particle":
+            m.set_initial_state([values["bar0.x"][i], values["bar0.y"][i], 0.0, 0.0])
+        tr = m.simulate(0.7, n_points=8)
+        assert res.status[i] == "ok"
+        np.testing.assert_allclose(res.q[i], tr.q, rtol=0, atol=1e-9)
+    assert np.max(np.abs(res.q[0] - res.q[1])) > 1e-3   # g changes the motion
+    if kind == "particle":   # the mass does not (Galileo)
+        np.testing.assert_allclose(res.q[2], res.q[0], rtol=0, atol=1e-12)
+    else:                    # a disc's mass and inertia do
+        assert np.max(np.abs(res.q[0] - res.q[2])) > 1e-3
+    with pytest.raises(ValueError, match="unknown key 'bar0.length'"):
+        qv.sweep(_disc_pendulum(kind), {"bar0.length": [1.0]}, 0.1, progress=False)
+    if kind == "particle":
+        with pytest.raises(ValueError, match="unknown key 'bar0.theta'"):
+            qv.sweep(_disc_pendulum(kind), {"bar0.theta": [1.0]}, 0.1, progress=False)

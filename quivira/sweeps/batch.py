@@ -49,7 +49,7 @@ from ..model.compiled import (
     evaluate_outputs,
     singularity_measures,
 )
-from ..model.data import Bar, ModelData
+from ..model.data import ModelData
 from ..model.simulator import Simulator, initial_state, mass_diagonal
 from ..model.symbolic import parameter_layout
 from ..model.trajectory import BudgetExceededError, SingularConfigurationError
@@ -216,9 +216,8 @@ class Preparer:
         self.template = _model_from_dict(model_dict) if model is None else model
         self.scratch = _model_from_dict(model_dict)
         self.keys = [k for k in keys if k != "model"]
-        n_bars = self.template.n_bars
-        self.n = 3 * n_bars
-        self.state_keys = state_entries(self.keys, n_bars)
+        self.n = self.template.n_coordinates
+        self.state_keys = state_entries(self.keys, self.template._data)
         state_names = {k for k, _ in self.state_keys}
         self.param_keys = [k for k in self.keys if k not in state_names]
         self.settings = settings
@@ -260,17 +259,19 @@ class Preparer:
             data = scratch._data
         else:
             data = self.template._data
-        # new bars, shared elements: committed elements are never changed (edits copy them)
-        data = ModelData([Bar(b.length, b.mass, b.pose, b.velocity) for b in data.bars],
+        # new bodies, shared elements: committed elements are never changed (edits copy them)
+        data = ModelData([b.copy() for b in data.bars],
                          {c: list(lst) for c, lst in data.elements.items()}, data.g,
                          data.stabilization)
         for k, setter in self.fast_keys:
             setter(data, row[k])
         if state0 is not None:
             n = self.n
-            for i, b in enumerate(data.bars):
-                b.pose = tuple(float(v) for v in state0[3 * i:3 * i + 3])
-                b.velocity = tuple(float(v) for v in state0[n + 3 * i:n + 3 * i + 3])
+            for o, b in zip(data.offsets(), data.bars):
+                k = b.n_coordinates
+                pad = (0.0,) * (3 - k)  # a particle keeps θ = 0
+                b.pose = tuple(float(v) for v in state0[o:o + k]) + pad
+                b.velocity = tuple(float(v) for v in state0[n + o:n + o + k]) + pad
         return data
 
     def prepare(self, rows: list[dict], indices: list[int] | None = None) -> Prepared:

@@ -194,9 +194,6 @@ def sweep(model, values: Any, t_end: float, *, n_points: int = 201,
     for m in distinct:
         if not m.n_bars:
             raise ValueError("sweep: the model has no bars; add a bar first")
-        if m.n_coordinates != 3 * m.n_bars:
-            raise ValueError("sweep: models with particles (2 coordinates) are not supported "
-                             "yet; use bars or rigid bodies, or model.simulate in a loop")
         check_keys(m, keys)
 
     common = {"t_end": t_end, "n_points": n_points, "tol": tol, "purpose": purpose,
@@ -230,8 +227,9 @@ def sweep(model, values: Any, t_end: float, *, n_points: int = 201,
     wall = time.perf_counter() - t_start
 
     # ---------------------------------------------------------------- collect
-    n_max = max(3 * m.n_bars for m in distinct)
-    q_names, qd_names = coordinate_names(n_max // 3)
+    widest = max(distinct, key=lambda m: m.n_coordinates)
+    n_max = widest.n_coordinates
+    q_names, qd_names = coordinate_names(widest._data)
     labels: list[str] = []
     group_labels = {}
     for j, m in enumerate(distinct):
@@ -256,7 +254,7 @@ def sweep(model, values: Any, t_end: float, *, n_points: int = 201,
         compile_s = max(compile_s, float(r.get("compile_s", 0.0)))
         for j, i in enumerate(r["indices"]):
             g = model_index[i]
-            n = 3 * distinct[g].n_bars
+            n = distinct[g].n_coordinates
             s = r["states"][j]
             if want_traj:
                 q[i, :, :n] = s[:, :n]

@@ -7,7 +7,8 @@ key                                   what it sets (through the model's own sett
 ====================================  ==========================================================
 ``"g"``, ``"stabilization"``          :meth:`~quivira.bar_joint_model.set_g`, ``set_stabilization``
 ``"bar3.mass"``, ``"bar3.length"``    ``set_bar_mass(3, v)``, ``set_bar_length(3, v)``
-``"bar3.x"``, ``.y``, ``.theta``      the initial pose of bar 3 (m, m, rad)
+``"bar3.inertia"``                    ``set_body_inertia(3, v)`` (a rigid body, kg m²)
+``"bar3.x"``, ``.y``, ``.theta``      the initial pose of body 3 (m, m, rad)
 ``"bar3.vx"``, ``.vy``, ``.omega``    its initial velocity (m/s, m/s, rad/s)
 ``"support1.x"``, ``"support1.y"``    ``set_support(1, x=v)``
 ``"force0.fx"``, ``.fy``, ``.torque`` ``set_force(0, fx=v)``
@@ -21,6 +22,10 @@ Initial positions that are swept are *held*: the other coordinates are moved the
 the metric :math:`Δx^2 + Δy^2 + (LΔθ)^2`) to satisfy the holonomic constraints
 :math:`F(q) = 0` by Gauss–Newton; swept velocities are held likewise and the others projected
 onto :math:`J\dot q = 0` in the mass metric. A length change also reassembles the pose.
+
+``bar<i>`` names body ``i`` whatever its kind: a particle has ``mass``, ``x``, ``y``, ``vx``,
+``vy``; a rigid body ``mass``, ``inertia`` and the six state fields; a bar ``mass``,
+``length`` and the six.
 """
 
 from __future__ import annotations
@@ -169,7 +174,7 @@ def parse_values(values: Any) -> tuple[list[str], dict[str, list], int]:
 
 
 # ---------------------------------------------------------------------- keys of a model
-_BAR = re.compile(r"^bar(\d+)\.(mass|length|x|y|theta|vx|vy|omega)$")
+_BAR = re.compile(r"^bar(\d+)\.(mass|length|inertia|x|y|theta|vx|vy|omega)$")
 _SUPPORT = re.compile(r"^support(\d+)\.(x|y)$")
 _FORCE = re.compile(r"^force(\d+)\.(fx|fy|torque)$")
 
@@ -184,8 +189,11 @@ def valid_keys(model) -> list[str]:
 
     data = model._data
     keys = ["g", "stabilization", "model"]
-    for i in range(len(data.bars)):
-        keys += [f"bar{i}.{f}" for f in ("mass", "length", *STATE_FIELDS)]
+    for i, b in enumerate(data.bars):
+        kind = getattr(b, "body_kind", "bar")
+        own = {"bar": ("mass", "length"), "particle": ("mass",), "body": ("mass", "inertia")}
+        state = [f for f, (_, j) in STATE_FIELDS.items() if j < b.n_coordinates]
+        keys += [f"bar{i}.{f}" for f in (*own[kind], *state)]
     keys += [f"support{j}.{f}" for j in range(len(data.of(Support))) for f in ("x", "y")]
     keys += [f"force{j}.{f}" for j in range(len(data.of(PointLoad)))
              for f in ("fx", "fy", "torque")]
@@ -225,6 +233,8 @@ def apply_value(model, key: str, value: Any) -> None:
             model.set_bar_mass(i, value)
         elif what == "length":
             model.set_bar_length(i, value)
+        elif what == "inertia":
+            model.set_body_inertia(i, value)
     elif (m := _SUPPORT.match(key)) is not None:
         model.set_support(int(m.group(1)), **{m.group(2): value})
     elif (m := _FORCE.match(key)) is not None:
@@ -236,14 +246,18 @@ def apply_value(model, key: str, value: Any) -> None:
         model.set_spring(name, **{what: value})
 
 
-def state_entries(keys: list[str], n_bars: int) -> list[tuple[str, int]]:
-    """``(key, index in [q, qd])`` of the initial-state keys among ``keys``."""
+def state_entries(keys: list[str], data) -> list[tuple[str, int]]:
+    """``(key, index in [q, qd])`` of the initial-state keys among ``keys``.
+
+    ``data``: the model data (bodies have 3 coordinates, particles 2).
+    """
+    offsets, n = data.offsets(), data.n_coordinates()
     out = []
     for k in keys:
         m = _BAR.match(k)
         if m is not None and m.group(2) in STATE_FIELDS:
             block, j = STATE_FIELDS[m.group(2)]
-            out.append((k, block * 3 * n_bars + 3 * int(m.group(1)) + j))
+            out.append((k, block * n + offsets[int(m.group(1))] + j))
     return out
 
 
