@@ -32,9 +32,9 @@ def _min_singular_value(model, rng, n_poses=200):
 
 
 def _star_tree(roller=False):
-    """Three bars on one ground pin, a fourth hanging from the first by a pin, and a roller
-    on the far end of the third: not a tree (bar 2 is held twice), so not proven regular;
-    without the roller, a tree whose root is the ground."""
+    """Three bars on one ground pin and a fourth hanging from the first by a pin: a tree whose
+    root is the ground. With ``roller``, the far end of the third bar also rides on a roller:
+    bar 2 is then held twice (a loop through the ground), not proven regular."""
     m = qv.BarJointModel()
     for k in range(4):
         m.add_bar_at_attitude(0.5 * math.cos(0.4 + k), 0.5 * math.sin(0.4 + k), 0.4 + k, 1.0, 1.0)
