@@ -20,12 +20,14 @@ from __future__ import annotations
 
 import math
 import re
+from abc import abstractmethod
 from dataclasses import dataclass
 
 import ipywidgets as widgets
 import traitlets
 
 from ._messages import Message
+from ._widgets import AbstractWidgetMeta
 
 _NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 _INTEGER = re.compile(r"[+-]?\d+")
@@ -165,7 +167,7 @@ def format_number(value: float | None, integer: bool = False) -> str:
     return f"{v:.12g}"
 
 
-class _Field(widgets.VBox):
+class _Field(widgets.VBox, metaclass=AbstractWidgetMeta):
     """A text box, a unit, a message line: the common part of the fields."""
 
     error = traitlets.Unicode("", help="the message of a refused input ('' when none)")
@@ -228,9 +230,9 @@ class _Field(widgets.VBox):
         self.remove_class("quivira-invalid")
         self.remove_class("quivira-warned")
 
+    @abstractmethod
     def format(self, value) -> str:
         """Return the text shown for ``value``."""
-        raise NotImplementedError
 
     def set_quietly(self, value, keep_text: bool = False) -> None:
         """Set ``value`` and show it (``keep_text``: leave what was typed, and its message).

@@ -37,7 +37,7 @@ from ._formula import entry_html
 from ._guard import report
 from ._messages import Message
 from ._theme import style_widget
-from ._widgets import close_tree
+from ._widgets import release_panel
 
 NEAR_SINGULAR_COND = 1e8
 _CMAP = colormaps["RdBu_r"].with_extremes(bad="#e9edf1")
@@ -464,13 +464,8 @@ class MatrixInspector(widgets.VBox):
 
     def close(self) -> None:
         """Stop observing the model and release the figure."""
-        if getattr(self, "_closed", False):
-            return
-        self._closed = True
-        self.model.unobserve(self._on_model_change)
-        self.pane.close()
-        close_tree(self)
-        super().close()
+        if release_panel(self):
+            super().close()
 
 
 def _coordinate_names(model, n: int) -> list[str]:

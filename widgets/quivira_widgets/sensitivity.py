@@ -42,7 +42,7 @@ from ._figure import FigurePane
 from ._guard import report
 from ._messages import Message
 from ._theme import style_widget
-from ._widgets import close_tree
+from ._widgets import release_panel
 
 #: output kinds: (label, key)
 OUTPUT_KINDS = (("coordinate at t_end", "coordinate"), ("velocity at t_end", "velocity"),
@@ -506,10 +506,5 @@ class SensitivityPanel(widgets.VBox):
 
     def close(self) -> None:
         """Stop observing and release the figure."""
-        if getattr(self, "_closed", False):
-            return
-        self._closed = True
-        self.model.unobserve(self._on_model_change)
-        self.pane.close()
-        close_tree(self)
-        super().close()
+        if release_panel(self):
+            super().close()

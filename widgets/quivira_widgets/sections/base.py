@@ -13,6 +13,7 @@ template for *Add*, filled with fresh defaults) and Add/Delete buttons.
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -25,7 +26,7 @@ from quivira import BarJointModel
 from .._fields import _Field
 from .._guard import report
 from .._messages import Message
-from .._widgets import close_tree
+from .._widgets import AbstractWidgetMeta, close_tree
 
 NEW = -1
 STYLE = {"description_width": "74px"}
@@ -211,7 +212,7 @@ class Section(widgets.VBox):
         super().close()
 
 
-class ItemSection(Section):
+class ItemSection(Section, metaclass=AbstractWidgetMeta):
     """A section of a list of items (bars, joints, supports, loads): selector, Add, Delete.
 
     Subclasses define :attr:`noun`, :meth:`items`, :meth:`item_label`, :meth:`fill_from`,
@@ -237,29 +238,29 @@ class ItemSection(Section):
         self.on_click(self.delete_button, self.delete)
 
     # ------------------------------------------------------------------ to define
+    @abstractmethod
     def items(self) -> list:
         """Return the items of the model."""
-        raise NotImplementedError
 
+    @abstractmethod
     def item_label(self, k: int, item) -> str:
         """Return the selector's text of item ``k``."""
-        raise NotImplementedError
 
+    @abstractmethod
     def fill_from(self, item, force: bool) -> None:
         """Show ``item`` in the fields."""
-        raise NotImplementedError
 
+    @abstractmethod
     def fill_defaults(self) -> None:
         """Fresh values for a new item."""
-        raise NotImplementedError
 
+    @abstractmethod
     def add(self) -> int | None:
         """Add an item from the fields; its index, or None."""
-        raise NotImplementedError
 
+    @abstractmethod
     def remove(self, k: int) -> Any:
         """Remove item ``k`` from the model."""
-        raise NotImplementedError
 
     def removed_text(self, k: int, result: Any) -> str:
         """Return the message after deleting item ``k``."""
