@@ -1,8 +1,10 @@
 """quivira: ``model.simulate`` end to end in a fresh process (heyoka compile included).
 
 Times: ``build_s`` = constructing the model (``quivira.examples``) + the symbolic build of the
-equations (``info["build_s"]``); ``compile_s`` = heyoka's compilation of the Taylor integrator
-and of the output functions (``info["compile_*_s"]``); ``integrate_s`` = the rest of the
+equations (``info["build_s"]``); ``compile_s`` = the wall time ``simulate`` waited for heyoka's
+compilation of the Taylor integrator and of the output functions (``info["compile_*_s"]``; both
+compile in background threads from the start of the call, side by side, while the initial state
+is made consistent); ``integrate_s`` = the rest of the
 ``simulate`` call (consistency checks at t = 0, ``propagate_grid`` over the output times,
 energies and residuals at the outputs). Imports (heyoka and LLVM, ~0.7 s) are not counted, as
 for the other tools.

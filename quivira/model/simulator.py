@@ -147,7 +147,7 @@ class DynamicsSource:
         cs = self._cs()
         if cs is None:
             tol, options, solver, excluded = self._key
-            cs = compile_system(self._data, tol, options, solver, excluded)
+            cs = compile_system(self._data, tol, options, solver, excluded, integrator=False)
             self._cs = weakref.ref(cs)
             self._keep = cs  # compiled for this trajectory: keep it while it is needed
         return cs
@@ -255,11 +255,13 @@ class Simulator:
         return self._key(data, tol, purpose) in self._cache
 
     def compiled(self, data: ModelData, tol: float | None = None, purpose: str = "interactive",
-                 *, dynamics: bool = False, excluded: frozenset = frozenset()) -> CompiledSystem:
+                 *, dynamics: bool = False, excluded: frozenset = frozenset(),
+                 integrator: bool = True) -> CompiledSystem:
         """Return the compiled system of the topology of ``data`` (built once, then cached).
 
         With ``dynamics`` also the function of multipliers and accelerations; without the
-        (redundant) rows ``excluded``.
+        (redundant) rows ``excluded``. With ``integrator`` (default) the Taylor integrator
+        starts compiling in a background thread at once; without it, on first use.
         """
         if tol is None:
             tol = default_tolerance(data.n_coordinates())
@@ -271,7 +273,7 @@ class Simulator:
                     raise ValueError("the model has no bars; add a bar first")
                 cs = compile_system(data, tol,
                                     default_compile_options(data.n_coordinates(), purpose),
-                                    self.solver, excluded)
+                                    self.solver, excluded, integrator)
                 self._cache[key] = cs
                 self._trim()
             else:

@@ -246,7 +246,7 @@ def sensitivities(model, t_end: float, wrt: str | Sequence[str], order: int = 1,
     values = _check_at(at, variables)
     tolerance = model.tolerance
     # nominal point: the partition of the coordinates
-    cs_full = sim.compiled(data, tol)
+    cs_full = sim.compiled(data, tol, integrator=False)  # the variational one integrates
     full0 = cs_full.parameters(_base_at(data, variables, {}))
     state_nom = sim.consistent_start(data, tolerance, cs_full, full0)
     _, J0 = evaluate_geometry(cs_full, state_nom[:n], full0, 0.0, qd=state_nom[n:])
@@ -256,7 +256,7 @@ def sensitivities(model, t_end: float, wrt: str | Sequence[str], order: int = 1,
     if redundant:
         ids = cs_full.assembly.collected.row_ids
         excluded = frozenset(ids[k] for k in redundant)
-        cs = sim.compiled(data, tol, excluded=excluded)
+        cs = sim.compiled(data, tol, excluded=excluded, integrator=False)
         full0 = cs.parameters(_base_at(data, variables, {}))
         _, J0 = evaluate_geometry(cs, state_nom[:n], full0, 0.0, qd=state_nom[n:])
     weights = data.coordinate_weights()

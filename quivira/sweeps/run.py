@@ -46,7 +46,7 @@ def sweep(model, values: Any, t_end: float, *, n_points: int = 201,
 
     with its own runtime parameters :math:`p` (masses, lengths, g, spring constants, named
     parameters, ...) and initial state. Variants of one topology run in the lanes of a heyoka
-    batch integrator (``hy.taylor_adaptive_batch``, ``hy.recommended_simd_size()`` lanes,
+    batch integrator (``hy.taylor_adaptive_batch``, ``2 * hy.recommended_simd_size()`` lanes,
     each with its own :math:`p` and state), blocks of them in parallel threads or on the
     workers of ``executor``.
 
