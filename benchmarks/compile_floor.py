@@ -1,0 +1,178 @@
+"""How much of quivira's time is heyoka/LLVM building the integrator itself (issue 19).
+
+For the cases where the benchmark's latency targets are missed, this measures, each in a fresh
+process, the construction of ``hy.taylor_adaptive`` for quivira's first-order system of the
+case, at the fastest settings (compact mode, ``opt_level=0``, the default tolerance):
+
+* ``ode_cold_s``: the ODE alone (no events), heyoka's disk cache off — a lower bound of the
+  first-time cost of *any* simulate call of this system;
+* ``events_cold_s``: with the singularity monitor's events, as ``simulate`` compiles it;
+* ``ode_warm_s``: the ODE alone with a warm disk cache (filled by an earlier process): heyoka
+  still decomposes the system and generates its LLVM IR to look the object code up, so this
+  is a lower bound of a user's second session;
+
+and, in the same run, Exudyn's total at h = 1e-3 (small cases; for the large ones Exudyn's
+h = 1e-4 total is also run, or read from ``results/latest.json`` with ``--exudyn-from-latest``).
+The table gives each floor as a multiple of what the targets allow: warm <= Exudyn h = 1e-3,
+first time <= 2x Exudyn h = 1e-3, large models >= 25x faster than Exudyn h = 1e-4. A ratio above
+1 means the target cannot be met by anything quivira does around the integrator.
+
+Run: ``python benchmarks/compile_floor.py`` (writes ``results/compile_floor.{json,md}``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import run as bench  # noqa: E402 - the benchmark's own worker and cases
+
+SMALL = ("four_bar", "scissor-2", "scissor-4", "scissor-8")
+LARGE = ("scissor-32", "scissor-64", "chain-128", "wall-16x16")
+MARK = "@@FLOOR@@"
+
+CHILD = """
+import sys, time, json
+sys.path.insert(0, {here!r})
+import heyoka as hy
+cache = {cache!r}
+if cache:
+    hy.llvm_state.set_diskcache_path(cache)
+    hy.llvm_state.set_diskcache_enabled(True)
+else:
+    hy.llvm_state.set_diskcache_enabled(False)
+from peers import quivira_model
+from quivira.model.assembly import assemble_bar_model
+from quivira.model.compiled import default_tolerance, event_table, ode_system, _DIRECTIONS
+model = quivira_model({case!r})
+asm = assemble_bar_model(model._data, model.solver, frozenset())
+sys_ = ode_system(asm.parts)
+events = []
+if {events!r}:
+    terminal, _ = event_table(asm, model._data)
+    events = [hy.t_event(e["expr"], direction=_DIRECTIONS[e["direction"]], cooldown=0.0)
+              for e in terminal]
+tol = default_tolerance(model.n_coordinates)
+t0 = time.perf_counter()
+ta = hy.taylor_adaptive(sys_, [0.0] * len(sys_), tol=tol, compact_mode=True, opt_level=0,
+                        t_events=events)
+t1 = time.perf_counter()
+print({mark!r} + json.dumps({{"s": t1 - t0, "decomposition": len(ta.decomposition),
+                              "order": ta.order, "events": len(events)}}))
+"""
+
+
+def child(case: str, events: bool, cache: str | None) -> dict:
+    code = CHILD.format(here=str(HERE), cache=cache, case=case, events=events, mark=MARK)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True, cwd=str(HERE.parent))
+    line = [ln for ln in proc.stdout.splitlines() if ln.startswith(MARK)][-1]
+    return json.loads(line[len(MARK):])
+
+
+def floors(case: str) -> dict:
+    cold = child(case, False, None)
+    with_events = child(case, True, None)
+    with tempfile.TemporaryDirectory(prefix="quivira-floor-cache-") as folder:
+        child(case, False, folder)  # fills the cache
+        warm = child(case, False, folder)
+    return {"ode_cold_s": cold["s"], "events_cold_s": with_events["s"],
+            "ode_warm_s": warm["s"], "decomposition": cold["decomposition"],
+            "order": cold["order"], "n_events": with_events["events"]}
+
+
+def exudyn_total(case: str, h: float) -> float:
+    rec = bench.spawn("exudyn", case, {"h": h}, 600.0)
+    if rec.get("status") != "ok":
+        raise RuntimeError(f"exudyn {case} h={h}: {rec}")
+    return float(rec["total_s"])
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--exudyn-from-latest", action="store_true",
+                    help="large cases: Exudyn h = 1e-4 from results/latest.json, not run")
+    ap.add_argument("--render", action="store_true",
+                    help="only rewrite results/compile_floor.md from its .json")
+    args = ap.parse_args(argv)
+    if args.render:
+        out = HERE / "results" / "compile_floor.json"
+        out.with_suffix(".md").write_text(markdown(json.loads(out.read_text())))
+        return 0
+    start = datetime.now(UTC).isoformat(timespec="seconds")
+    t0 = time.perf_counter()
+    latest = {}
+    if args.exudyn_from_latest:
+        doc = json.loads((HERE / "results" / "latest.json").read_text())
+        latest = {(r["case"], r["tool"]): r for r in doc["records"]}
+    rows = []
+    for case in SMALL + LARGE:
+        row = {"case": case, **floors(case)}
+        row["exudyn_h1e-3_s"] = exudyn_total(case, 1e-3)
+        row["warm_vs_target"] = row["ode_warm_s"] / row["exudyn_h1e-3_s"]
+        row["cold_vs_target"] = row["ode_cold_s"] / (2.0 * row["exudyn_h1e-3_s"])
+        if case in LARGE:
+            if args.exudyn_from_latest:
+                row["exudyn_h1e-4_s"] = float(latest[(case, "exudyn_h1e-4")]["total_s"])
+                row["exudyn_h1e-4_source"] = "results/latest.json"
+            else:
+                row["exudyn_h1e-4_s"] = exudyn_total(case, 1e-4)
+                row["exudyn_h1e-4_source"] = "this run"
+            allowed = row["exudyn_h1e-4_s"] / 25.0
+            row["large_cold_vs_target"] = row["ode_cold_s"] / allowed
+            row["large_warm_vs_target"] = row["ode_warm_s"] / allowed
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+    doc = {"start": start, "wall_s": time.perf_counter() - t0, "load": bench.load_average(),
+           "versions": bench.versions(), "rows": rows}
+    out = HERE / "results" / "compile_floor.json"
+    out.write_text(json.dumps(doc, indent=1))
+    out.with_suffix(".md").write_text(markdown(doc))
+    return 0
+
+
+def markdown(doc: dict) -> str:
+    lines = ["# The floor under quivira's latency: heyoka building the integrator", "",
+             f"`python benchmarks/compile_floor.py` — {doc['start']}, wall {doc['wall_s']:.0f} s,"
+             f" load average at the end {doc['load']}; heyoka {doc['versions'].get('heyoka')},"
+             f" exudyn {doc['versions'].get('exudyn')}.", "",
+             "Each figure is one fresh process: `hy.taylor_adaptive` of quivira's first-order "
+             "system of the case, compact mode, `opt_level=0`, default tolerance. *ODE cold*: "
+             "no events, disk cache off; *with events*: the singularity monitor as `simulate` "
+             "compiles it; *ODE warm*: no events, disk cache filled by an earlier process. "
+             "*Floor / allowed*: the floor divided by what the issue-19 target allows for the "
+             "whole run (warm <= Exudyn h = 1e-3; first time <= 2x Exudyn h = 1e-3; large "
+             "models: Exudyn h = 1e-4 / 25). Above 1: the integrator's construction alone "
+             "exceeds the target.", "",
+             "| case | decomposition | order | events | ODE cold s | with events s | ODE warm s "
+             "| Exudyn h=1e-3 s | warm floor / allowed | first-time floor / allowed "
+             "| Exudyn h=1e-4 s | large: cold floor / allowed | large: warm floor / allowed |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in doc["rows"]:
+        big = r["case"] in LARGE
+        lines.append(
+            f"| {r['case']} | {r['decomposition']} | {r['order']} | {r['n_events']} | "
+            f"{r['ode_cold_s']:.3f} | {r['events_cold_s']:.3f} | {r['ode_warm_s']:.3f} | "
+            f"{r['exudyn_h1e-3_s']:.4f} | {r['warm_vs_target']:.2f} | "
+            f"{r['cold_vs_target']:.2f} | "
+            + (f"{r['exudyn_h1e-4_s']:.2f} | {r['large_cold_vs_target']:.1f} | "
+               f"{r['large_warm_vs_target']:.1f} |" if big else "– | – | – |"))
+    sources = {r.get("exudyn_h1e-4_source") for r in doc["rows"]} - {None}
+    if sources:
+        lines += ["", "Exudyn h = 1e-4 totals: " + ", ".join(sorted(sources))
+                  + " (the full benchmark run on this machine; the h = 1e-3 totals were run "
+                  "here, beside the floors)."]
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
