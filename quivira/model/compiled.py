@@ -118,6 +118,8 @@ class CompiledSystem:
     _ta: object = field(default=None, repr=False)
     #: the integrator compiling in a background thread (see :meth:`start_integrator`)
     ta_future: Future | None = field(default=None, repr=False)
+    #: guards the start of the background compilations (held briefly, never while waiting)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     @property
     def ta(self):
@@ -125,21 +127,17 @@ class CompiledSystem:
 
         Compiling in a background thread since :func:`compile_system` (``simulate``: while
         the initial state is made consistent) or, if it was not asked for there (a sweep in
-        batch mode needs it only for a fallback variant), compiled here on first use.
+        batch mode needs it only for a fallback variant), from its first use.
         """
-        with _TA_LOCK:
-            if self._ta is None:
-                t0 = time.perf_counter()
-                if self.ta_future is None:
-                    self.ta_future = _COMPILER.submit(self._build_integrator)
-                self._ta = self.ta_future.result()
-                self.timings["compile_integrator_s"] = time.perf_counter() - t0
+        if self._ta is None:
+            self.start_integrator()
+            self._ta = self._wait(self.ta_future, "compile_integrator_s")
         return self._ta
 
     def start_integrator(self) -> None:
         """Start compiling :attr:`ta` in a background thread (if it has not started)."""
-        with _TA_LOCK:
-            if self._ta is None and self.ta_future is None:
+        with self._lock:
+            if self.ta_future is None:
                 self.ta_future = _COMPILER.submit(self._build_integrator)
 
     def _build_integrator(self):
@@ -149,14 +147,19 @@ class CompiledSystem:
         self.timings["integrator_thread_s"] = time.perf_counter() - t0
         return ta
 
+    def _wait(self, future: Future, key: str):
+        """Return ``future.result()``; the first wait's wall time goes to ``timings[key]``."""
+        if key in self.timings:
+            return future.result()
+        t0 = time.perf_counter()
+        out = future.result()
+        self.timings.setdefault(key, time.perf_counter() - t0)  # what it cost the caller
+        return out
+
     @property
     def outputs(self):
         """The compiled outputs function (waits for its background compilation)."""
-        if "compile_outputs_s" not in self.timings:  # the wall time it cost the caller
-            t0 = time.perf_counter()
-            self.outputs_future.result()
-            self.timings["compile_outputs_s"] = time.perf_counter() - t0
-        return self.outputs_future.result()
+        return self._wait(self.outputs_future, "compile_outputs_s")
 
     @property
     def q(self) -> list:
@@ -195,7 +198,7 @@ class CompiledSystem:
 
         E.g. beside a batch integrator, or while a player shows the first frames.
         """
-        with _PREPARE_LOCK:
+        with self._lock:
             if self._dynamics is None:
                 exprs = [as_expression(x) for x in self.parts.lambda_mult]
                 exprs += singularity_measures(self.parts)
@@ -208,11 +211,7 @@ class CompiledSystem:
     def dynamics(self):
         r"""Compiled :math:`(\lambda, d_k/W_{kk}, \ddot q)` of the state, built on first use."""
         self.prepare_dynamics()
-        if "compile_dynamics_s" not in self.timings:  # the wall time it cost the caller
-            t0 = time.perf_counter()
-            self._dynamics.result()
-            self.timings["compile_dynamics_s"] = time.perf_counter() - t0
-        return self._dynamics.result()
+        return self._wait(self._dynamics, "compile_dynamics_s")
 
     def parameters(self, base: np.ndarray) -> np.ndarray:
         """Return the runtime parameter vector of the compiled code.
@@ -315,7 +314,6 @@ def compile_system(data: ModelData, tol: float | None, options: dict,
     return cs
 
 
-_PREPARE_LOCK, _TA_LOCK = threading.Lock(), threading.Lock()
 #: LLVM compiles the output functions beside the integrator (heyoka releases the GIL)
 _COMPILER = ThreadPoolExecutor(max_workers=3, thread_name_prefix="quivira-compile")
 
