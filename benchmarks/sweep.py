@@ -138,7 +138,7 @@ def part_sweep(case: str, n: int, workers: int) -> dict:
             "variants_per_s": n / wall, "prepare_s": res.attrs["prepare_s"],
             "compile_s": res.attrs["compile_s"], "n_ok": int(ok.sum()),
             "statuses": {s: int((res.status == s).sum()) for s in set(res.status)},
-            "fallback": res.attrs["fallback"],
+            "fallback": res.attrs["fallback"], "opt_choice": res.attrs["opt_choice"],
             "energy_error_max": float(np.nanmax(res.energy_error)),
             "energy_error_median": float(np.nanmedian(res.energy_error)),
             "batch_size": res.attrs["batch_size"]}
@@ -423,20 +423,27 @@ def markdown(res: dict) -> str:
                   f"functions, side by side in background threads) {s0['compile_s']:.2f} s, "
                   f"during which the variants' initial states were prepared "
                   f"({s0['prepare_s']:.2f} s); "
-                  f"batch of {s0['batch_size']} lanes, "
+                  f"batch of {s0['batch_size']} lanes; batch code (`purpose=\"auto\"`): "
+                  f"{s0.get('opt_choice', 'long')}; "
                   f"statuses {s0['statuses']}, fallback: {s0['fallback']}. Worker scaling: "
                   f"1 worker takes {summ['scaling_2_over_1']:.2f}× the time of 2. Walls of the "
                   "three sweep runs (2 workers): "
                   + ", ".join(f"{w:.2f}" for w in s0.get("walls_s", [])) + " s.", ""]
     lines += ["## Notes", "",
               "* Where the time goes: a variant costs 5-10x less in a lane of the batch "
-              "integrator (8 lanes, twice `hy.recommended_simd_size()`, `opt_level=1`) than a "
-              "`model.simulate` call; the sweep compiles the batch integrator (its critical "
-              "path: about 0.3 s for the four-bar, 2 s for scissor-8 with its 16 springs) "
-              "and, beside it in background threads, the output functions (energies, "
-              "multipliers; `opt_level=0`); the scalar integrator only if a variant falls "
-              "back to it. The loop compiles one integrator (at `opt_level=0` by default: "
-              "quick to build, slower per variant).",
+              "integrator (8 lanes, twice `hy.recommended_simd_size()`) than a "
+              "`model.simulate` call at the same `opt_level`. The sweep (`purpose=\"auto\"`) "
+              "first compiles the batch code quick to build (`opt_level=0`: about 0.1 s for "
+              "the four-bar, 0.5 s for scissor-8 with its 16 springs), probes the first lanes "
+              "for 16 steps and compiles the code quick to run (`opt_level=1`, about 3x "
+              "faster per step, but 0.7 s and 2.7 s to compile) only when the integration it "
+              "saves outweighs that compile: the four-bar's 1000 variants take it, "
+              "scissor-8's 200 do not (the rule: `quivira/sweeps/opt_choice.py`; it counts "
+              "steps, never a clock, so the numbers are the same on every run). The output "
+              "functions (energies, multipliers; `opt_level=0`) compile beside it in "
+              "background threads; the scalar integrator only if a variant falls back to it. "
+              "The loop compiles one integrator (at `opt_level=0` by default: quick to "
+              "build, slower per variant).",
               "* The singularity monitor stays on in batch mode (one terminal event per lane on "
               "the harmonic mean of the pivot ratios of W); it costs about 30–40 % of the "
               "integration time of the four-bar, and is what lets a lane that meets a "

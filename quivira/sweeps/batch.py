@@ -112,12 +112,13 @@ def batch_size() -> int:
     return 2 * int(hy.recommended_simd_size())
 
 
-def build_batch_integrator(cs: CompiledSystem, size: int, threshold_index: int
-                           ) -> tuple[Any, list, str | None]:
+def build_batch_integrator(cs: CompiledSystem, size: int, threshold_index: int,
+                           opt_level: int | None = None) -> tuple[Any, list, str | None]:
     r"""Build ``(ta, monitor, reason)``: the batch integrator of the system of ``cs``.
 
     ``ta`` is ``hy.taylor_adaptive_batch`` with ``size`` lanes, or ``(None, [], reason)``
-    when the topology has element events that only the scalar simulator handles.
+    when the topology has element events that only the scalar simulator handles. It is
+    compiled with the options of ``cs``, at ``opt_level`` if given.
 
     The singularity monitor is one terminal event per lane instead of the scalar simulator's
     one per pivot ratio :math:`r_k = d_k/W_{kk}`: the harmonic combination
@@ -138,6 +139,8 @@ def build_batch_integrator(cs: CompiledSystem, size: int, threshold_index: int
         sys += [(WORK, asm.power_in), (DISSIPATED, asm.dissipation)]
     ratios = singularity_measures(cs.parts)
     kwargs = dict(cs.options)
+    if opt_level is not None:
+        kwargs["opt_level"] = int(opt_level)
     if cs.tol is not None:
         kwargs["tol"] = cs.tol
     monitor = []
@@ -157,7 +160,8 @@ def _shared_entry(model_dict: dict | None, key: tuple, settings: dict, model=Non
     ``cs`` is the scalar compiled system (its equations at once; its integrator only if a
     variant falls back to it; its output functions compiling in background threads) and
     ``batch`` the future of :func:`_compile_batch`, also compiling in the background, so the
-    variants' initial states are prepared meanwhile.
+    variants' initial states are prepared meanwhile. Keys that differ only in their last
+    item (the batch code's ``opt_level``) share ``sim`` and ``cs``.
     """
     with _shared_lock:
         entry = _shared.get(key)
@@ -167,9 +171,13 @@ def _shared_entry(model_dict: dict | None, key: tuple, settings: dict, model=Non
                 hy.llvm_state.set_diskcache_path(settings["heyoka_cache_dir"])
             if model is None:
                 model = _model_from_dict(model_dict)
-            sim = Simulator(solver=settings["solver"])
-            cs = sim.compiled(model._data, settings["tol"], settings["purpose"],
-                              integrator=False)
+            sibling = next((e for k, e in _shared.items() if k[:-1] == key[:-1]), None)
+            if sibling is not None:
+                sim, cs = sibling[0], sibling[1]
+            else:
+                sim = Simulator(solver=settings["solver"])
+                cs = sim.compiled(model._data, settings["tol"], settings["purpose"],
+                                  integrator=False)
             want_dynamics = "max_abs_lambda" in settings.get("outputs", ())
             if want_dynamics:
                 cs.prepare_dynamics()
@@ -188,7 +196,8 @@ def _compile_batch(cs: CompiledSystem, settings: dict, threshold_index: int,
         ta, singular, reason = None, [], "scalar mode requested (batch=False)"
     else:
         ta, singular, reason = build_batch_integrator(cs, settings["batch_size"],
-                                                      threshold_index)
+                                                      threshold_index,
+                                                      settings.get("batch_opt_level"))
     if want_dynamics:
         cs.dynamics  # noqa: B018 - waits for it here, once, not in a sweep thread
     cs.outputs  # noqa: B018 - likewise
@@ -594,7 +603,9 @@ def lane_outputs(cs: CompiledSystem, states: np.ndarray, base: np.ndarray, grid:
     pars = np.array([cs.parameters(b) for b in base])
     # one parameter column per state, laid out as the compiled functions read it (column
     # order: no transposed copy of this large array, thousands of derived parameters)
-    pars_rows = np.repeat(pars.T, n_t, axis=1).T
+    columns = np.empty((pars.shape[1], k, n_t))
+    columns[:] = pars.T[:, :, None]  # broadcast: one pass over memory (np.repeat takes two)
+    pars_rows = columns.reshape(pars.shape[1], k * n_t).T
     t_rows = np.tile(grid, k)
     o = evaluate_outputs(cs, flat, pars_rows, t_rows)
     T = o["kinetic_energy"].reshape(k, n_t)

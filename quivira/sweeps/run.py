@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from ..model.compiled import default_compile_options
 from ..model.simulator import (
     DEFAULT_MAX_STEPS,
     DEFAULT_MAX_WALL_S,
@@ -18,8 +19,9 @@ from ..model.simulator import (
 )
 from ..model.symbolic import coordinate_names, topology_key
 from ..model.validation import check_flag, check_positive
-from .batch import Preparer, batch_size
+from .batch import Prepared, Preparer, _shared_entry, batch_size, context
 from .distributed import execute
+from .opt_choice import choose_opt_level
 from .results import SweepResult
 from .values import check_keys, parse_values
 
@@ -30,7 +32,7 @@ OUTPUTS = ("trajectory", "final_state", "max_abs_lambda", "energy_error", "event
 def sweep(model, values: Any, t_end: float, *, n_points: int = 201,
           outputs: tuple[str, ...] | list[str] = OUTPUTS, executor: Any = None,
           workers: int | None = None, block_size: int | None = None, tol: float | None = None,
-          purpose: str = "long", singular: str = "pass", singular_threshold: float = 1e-8,
+          purpose: str = "auto", singular: str = "pass", singular_threshold: float = 1e-8,
           max_steps: int = DEFAULT_MAX_STEPS, max_wall_s: float = DEFAULT_MAX_WALL_S,
           batch: bool = True, progress: bool = True,
           heyoka_cache_dir: str | None = None) -> SweepResult:
@@ -77,9 +79,15 @@ def sweep(model, values: Any, t_end: float, *, n_points: int = 201,
         Threads when ``executor`` is None (default: the number of CPUs).
     block_size : int, optional
         Variants per task (default: 4 batches of lanes; 16 with an executor).
-    tol, purpose, singular, singular_threshold, max_steps, max_wall_s
-        As :meth:`~quivira.bar_joint_model.simulate`, per variant (``purpose`` defaults to
-        ``"long"``: code compiled for speed of running).
+    tol, singular, singular_threshold, max_steps, max_wall_s
+        As :meth:`~quivira.bar_joint_model.simulate`, per variant.
+    purpose : {"auto", "interactive", "long"}
+        The compiled code, as in :meth:`~quivira.bar_joint_model.simulate`. ``"auto"``
+        (default) compiles the quick-to-build code, probes the motion of the first variants
+        for a few steps and recompiles the batch integrator for speed of running only where
+        the estimated integration time saved exceeds the extra compile time (the rule and
+        its constants: :mod:`quivira.sweeps.opt_choice`; deterministic, so a sweep always
+        gives the same numbers); ``attrs["opt_choice"]`` says what it chose and why.
     batch : bool
         False runs every variant in the scalar simulator (for comparison).
     progress : bool
@@ -144,7 +152,14 @@ def sweep(model, values: Any, t_end: float, *, n_points: int = 201,
     t_end = check_positive(t_end, "t_end")
     n_points = _check_count(n_points, "n_points", 2)
     tol = None if tol is None else _check_tol(tol)
-    purpose = _check_purpose(purpose)
+    if not isinstance(purpose, str):
+        raise TypeError(f"purpose must be 'auto', 'interactive' or 'long', got {purpose!r}")
+    if purpose != "auto":
+        try:
+            purpose = _check_purpose(purpose)
+        except ValueError:
+            raise ValueError(f"purpose must be 'auto', 'interactive' or 'long', got "
+                             f"{purpose!r}") from None
     singular_threshold = _check_threshold(singular_threshold)
     if not isinstance(singular, str) or singular not in ("pass", "stop"):
         raise ValueError(f"singular must be 'pass' or 'stop', got {singular!r}")
@@ -164,8 +179,8 @@ def sweep(model, values: Any, t_end: float, *, n_points: int = 201,
         workers = os.cpu_count() or 1
     workers = _check_count(workers, "workers", 1)
     lanes = batch_size()
-    if block_size is None:
-        block_size = lanes * (4 if executor is None else 16)
+    if block_size is None:  # threads: one batch per task, so they finish together
+        block_size = lanes * (1 if executor is None else 16)
     block_size = _check_count(block_size, "block_size", 1)
     if heyoka_cache_dir is not None and not isinstance(heyoka_cache_dir, (str, os.PathLike)):
         raise TypeError(f"heyoka_cache_dir must be a path, got {heyoka_cache_dir!r}")
@@ -204,16 +219,36 @@ def sweep(model, values: Any, t_end: float, *, n_points: int = 201,
     tasks = []
     groups = []
     topologies: dict = {}
+    choices: list[str] = []
     for j, m in enumerate(distinct):
         idx = np.nonzero(model_index == j)[0]
-        settings = {**common, "tolerance": m.tolerance, "solver": m.solver}
+        group_purpose = purpose
+        if purpose == "auto":  # tiny systems and scalar runs: the code quick to run
+            tiny = default_compile_options(m.n_coordinates, "long")["opt_level"] == 0
+            group_purpose = "long" if tiny or not batch else "interactive"
+        settings = {**common, "purpose": group_purpose, "tolerance": m.tolerance,
+                    "solver": m.solver}
         model_dict = m.to_dict()
-        key = (topology_key(m._data), tol, purpose, m.solver, lanes, not batch)
-        topologies.setdefault(key, len(topologies))
+        key = (topology_key(m._data), tol, group_purpose, m.solver, lanes, not batch, None)
         rows = [{k: table[k][i] for k in keys if k != "model"} for i in idx]
         prep = Preparer(model_dict, keys, settings, model=bar_joint_model.from_dict(model_dict),
                         key=key)
-        prepared = prep.prepare(rows, [int(i) for i in idx])
+        names = [int(i) for i in idx]
+        if purpose == "auto" and group_purpose == "interactive":
+            # probe on the first batch, then prepare the rest while the chosen code compiles
+            first = prep.prepare(rows[:lanes], names[:lanes])
+            key, settings, why = _auto_batch_code(model_dict, key, settings, first,
+                                                  len(idx), workers)
+            if key[-1] is not None:
+                _shared_entry(model_dict, key, settings)  # starts compiling it
+            choices.append(why)
+            rest = prep.prepare(rows[lanes:], names[lanes:]) if len(rows) > lanes else None
+            prepared = first if rest is None else Prepared(
+                np.vstack([first.base, rest.base]), np.vstack([first.state0, rest.state0]),
+                list(first.scalar) + list(rest.scalar))
+        else:
+            prepared = prep.prepare(rows, names)
+        topologies.setdefault(key, len(topologies))
         groups.append((m, idx, prep))
         for c in range(0, len(idx), block_size):
             sl = slice(c, c + block_size)
@@ -284,7 +319,8 @@ def sweep(model, values: Any, t_end: float, *, n_points: int = 201,
              "batch_size": lanes, "workers": workers if executor is None else -1,
              "executor": "threads" if executor is None else type(executor).__name__,
              "block_size": block_size, "n_tasks": len(tasks), "n_topologies": len(topologies),
-             "purpose": purpose, "tol": -1.0 if tol is None else tol, "singular": singular,
+             "purpose": purpose, "opt_choice": "; ".join(choices) or "not probed",
+             "tol": -1.0 if tol is None else tol, "singular": singular,
              "prepare_s": t_prepared - t_start, "compile_s": compile_s, "wall_s": wall,
              "variants_per_s": done / wall if wall > 0 else float("nan"),
              "fallback": fallback, "interrupted": bool(interrupted),
@@ -295,3 +331,28 @@ def sweep(model, values: Any, t_end: float, *, n_points: int = 201,
         max_abs_lambda=lam, energy_error=energy, status=status.astype(str),
         t_status=t_status, message=message.astype(str), events=events, scalar=scalar,
         attrs=attrs)
+
+
+def _auto_batch_code(model_dict: dict, key: tuple, settings: dict, prepared, n_variants: int,
+                     workers: int) -> tuple[tuple, dict, str]:
+    """Resolve ``purpose="auto"`` for a group: ``(key, settings, description)``.
+
+    Probes the quick-to-build batch integrator of ``key`` on the group's first variants
+    (see :mod:`quivira.sweeps.opt_choice`); element-event models (scalar simulator only) take
+    the code quick to run, as ``purpose="long"``.
+    """
+    ctx = context(model_dict, key, settings)
+    if ctx.ta is None:
+        settings = {**settings, "purpose": "long"}
+        return (*key[:2], "long", *key[3:]), settings, "scalar simulator: purpose 'long'"
+    lanes = [i for i, r in enumerate(prepared.scalar) if r is None][:ctx.ta.batch_size]
+    if not lanes:
+        return key, settings, "opt_level 0: no variant for the batch integrator"
+    pars = np.array([ctx.cs.parameters(prepared.base[i]) for i in lanes])
+    states = np.zeros((len(lanes), ctx.ta.dim))
+    states[:, :prepared.state0.shape[1]] = prepared.state0[lanes]
+    choice = choose_opt_level(ctx, pars, states, settings["t_end"], n_variants, workers)
+    if choice.opt_level == 0:
+        return key, settings, choice.describe()
+    settings = {**settings, "batch_opt_level": 1}
+    return (*key[:-1], 1), settings, choice.describe()
