@@ -25,7 +25,7 @@ def _probe_context(model, t_end: float):
                 "max_wall_s": 60.0, "outputs": ("energy_error",), "batch_size": lanes,
                 "scalar": False, "heyoka_cache_dir": None, "tolerance": model.tolerance,
                 "solver": model.solver}
-    key = (topology_key(model._data), None, "interactive", model.solver, lanes, False, None)
+    key = (topology_key(model._data), None, "interactive", model.solver, False, lanes, None)
     prep = Preparer(model.to_dict(), [], settings, key=key)
     prepared = prep.prepare([{}], [0])
     ctx = context(model.to_dict(), key, settings)

@@ -101,15 +101,20 @@ def _model_from_dict(model_dict: dict):
     return bar_joint_model.from_dict(model_dict)
 
 
-def batch_size() -> int:
-    """Lanes of a batch integrator: twice heyoka's recommended SIMD width on this machine.
+def batch_size(options: dict | None = None) -> int:
+    """Lanes of a batch integrator compiled with ``options`` (``compact_mode``, ``opt_level``).
 
-    Two SIMD vectors per operation keep the CPU's pipelines busier: on this AVX2 machine
-    (SIMD width 4) a lane of an 8-lane integrator costs 0.6x (scissor-8, 10 s: 4.9 ms
-    against 8.0 ms) and 0.7x (four-bar) of a lane of a 4-lane one, for 10-15 % more compile
-    time; 16 lanes gain little more and compile 40 % longer.
+    Optimized compact code (``opt_level`` ≥ 1) takes 8 lanes, or heyoka's recommended SIMD
+    width if wider; other code twice that width. Measured on scissor-8 and the four-bar
+    (10 s): on an AVX2 machine (width 4) a lane of an 8-lane integrator costs 0.6-0.7x a lane
+    of a 4-lane one; on an AVX-512 machine (width 8), at ``opt_level=1`` 16 lanes cost as
+    much per lane as 8 (scissor-8) or 1.25x (four-bar) and compile 10-30 % longer, while at
+    ``opt_level=0`` 16 lanes cost 0.65-0.85x per lane of 8.
     """
-    return 2 * int(hy.recommended_simd_size())
+    width = int(hy.recommended_simd_size())
+    if options and options.get("compact_mode") and options.get("opt_level", 0) >= 1:
+        return max(width, 8)
+    return 2 * width
 
 
 def build_batch_integrator(cs: CompiledSystem, size: int, threshold_index: int,
@@ -161,7 +166,7 @@ def _shared_entry(model_dict: dict | None, key: tuple, settings: dict, model=Non
     variant falls back to it; its output functions compiling in background threads) and
     ``batch`` the future of :func:`_compile_batch`, also compiling in the background, so the
     variants' initial states are prepared meanwhile. Keys that differ only in their last
-    item (the batch code's ``opt_level``) share ``sim`` and ``cs``.
+    two items (the batch code's lanes and ``opt_level``) share ``sim`` and ``cs``.
     """
     with _shared_lock:
         entry = _shared.get(key)
@@ -171,7 +176,7 @@ def _shared_entry(model_dict: dict | None, key: tuple, settings: dict, model=Non
                 hy.llvm_state.set_diskcache_path(settings["heyoka_cache_dir"])
             if model is None:
                 model = _model_from_dict(model_dict)
-            sibling = next((e for k, e in _shared.items() if k[:-1] == key[:-1]), None)
+            sibling = next((e for k, e in _shared.items() if k[:5] == key[:5]), None)
             if sibling is not None:
                 sim, cs = sibling[0], sibling[1]
             else:

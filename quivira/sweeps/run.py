@@ -178,10 +178,8 @@ def sweep(model, values: Any, t_end: float, *, n_points: int = 201,
     if workers is None:
         workers = os.cpu_count() or 1
     workers = _check_count(workers, "workers", 1)
-    lanes = batch_size()
-    if block_size is None:  # threads: one batch per task, so they finish together
-        block_size = lanes * (1 if executor is None else 16)
-    block_size = _check_count(block_size, "block_size", 1)
+    if block_size is not None:
+        block_size = _check_count(block_size, "block_size", 1)
     if heyoka_cache_dir is not None and not isinstance(heyoka_cache_dir, (str, os.PathLike)):
         raise TypeError(f"heyoka_cache_dir must be a path, got {heyoka_cache_dir!r}")
 
@@ -214,22 +212,25 @@ def sweep(model, values: Any, t_end: float, *, n_points: int = 201,
     common = {"t_end": t_end, "n_points": n_points, "tol": tol, "purpose": purpose,
               "singular": singular, "singular_threshold": singular_threshold,
               "max_steps": max_steps, "max_wall_s": max_wall_s, "outputs": tuple(outputs),
-              "batch_size": lanes, "scalar": not batch,
+              "scalar": not batch,
               "heyoka_cache_dir": None if heyoka_cache_dir is None else str(heyoka_cache_dir)}
     tasks = []
     groups = []
     topologies: dict = {}
     choices: list[str] = []
+    lanes_used: list[int] = []
+    blocks_used: list[int] = []
     for j, m in enumerate(distinct):
         idx = np.nonzero(model_index == j)[0]
         group_purpose = purpose
         if purpose == "auto":  # tiny systems and scalar runs: the code quick to run
             tiny = default_compile_options(m.n_coordinates, "long")["opt_level"] == 0
             group_purpose = "long" if tiny or not batch else "interactive"
+        lanes = batch_size(default_compile_options(m.n_coordinates, group_purpose))
         settings = {**common, "purpose": group_purpose, "tolerance": m.tolerance,
-                    "solver": m.solver}
+                    "solver": m.solver, "batch_size": lanes}
         model_dict = m.to_dict()
-        key = (topology_key(m._data), tol, group_purpose, m.solver, lanes, not batch, None)
+        key = (topology_key(m._data), tol, group_purpose, m.solver, not batch, lanes, None)
         rows = [{k: table[k][i] for k in keys if k != "model"} for i in idx]
         prep = Preparer(model_dict, keys, settings, model=bar_joint_model.from_dict(model_dict),
                         key=key)
@@ -250,8 +251,13 @@ def sweep(model, values: Any, t_end: float, *, n_points: int = 201,
             prepared = prep.prepare(rows, names)
         topologies.setdefault(key, len(topologies))
         groups.append((m, idx, prep))
-        for c in range(0, len(idx), block_size):
-            sl = slice(c, c + block_size)
+        lanes = settings["batch_size"]
+        # threads: one batch per task, so that they finish together
+        block = block_size or lanes * (1 if executor is None else 16)
+        lanes_used.append(lanes)
+        blocks_used.append(block)
+        for c in range(0, len(idx), block):
+            sl = slice(c, c + block)
             tasks.append((model_dict, {
                 "indices": [int(i) for i in idx[sl]], "rows": rows[sl],
                 "keys": [k for k in keys if k != "model"],
@@ -316,9 +322,9 @@ def sweep(model, values: Any, t_end: float, *, n_points: int = 201,
                   for k in keys}
     done = int(np.sum(status != "cancelled"))
     attrs = {"n_variants": n_var, "t_end": t_end, "n_points": n_points,
-             "batch_size": lanes, "workers": workers if executor is None else -1,
+             "batch_size": max(lanes_used), "workers": workers if executor is None else -1,
              "executor": "threads" if executor is None else type(executor).__name__,
-             "block_size": block_size, "n_tasks": len(tasks), "n_topologies": len(topologies),
+             "block_size": max(blocks_used), "n_tasks": len(tasks), "n_topologies": len(topologies),
              "purpose": purpose, "opt_choice": "; ".join(choices) or "not probed",
              "tol": -1.0 if tol is None else tol, "singular": singular,
              "prepare_s": t_prepared - t_start, "compile_s": compile_s, "wall_s": wall,
@@ -354,5 +360,6 @@ def _auto_batch_code(model_dict: dict, key: tuple, settings: dict, prepared, n_v
     choice = choose_opt_level(ctx, pars, states, settings["t_end"], n_variants, workers)
     if choice.opt_level == 0:
         return key, settings, choice.describe()
-    settings = {**settings, "batch_opt_level": 1}
-    return (*key[:-1], 1), settings, choice.describe()
+    lanes = batch_size({"compact_mode": True, "opt_level": 1})
+    settings = {**settings, "batch_opt_level": 1, "batch_size": lanes}
+    return (*key[:5], lanes, 1), settings, choice.describe()
