@@ -1603,9 +1603,9 @@ class bar_joint_model:  # noqa: N801 - API name
             Number of output times, evenly spaced including 0 and ``t_end``.
         tol : float, optional
             Integrator tolerance. When None it is chosen from the model's size
-            (:func:`~quivira.model.compiled.default_tolerance`): 1e-12 up to 30 coordinates,
-            where compiling dominates the time, 1e-10 above, where integrating does (relative
-            energy errors stay below about 1e-11). ``traj.info`` reports what was used
+            (:func:`~quivira.model.compiled.default_tolerance`): 1e-12 up to 20 coordinates,
+            where compiling dominates the time, 1e-10 above, where integrating does
+            (relative energy errors stay below about 1e-12). ``traj.info`` reports what was used
             (``tol``, ``tol_rule``, ``compact_mode``, ``opt_level``, ``singularity_monitor``).
         projection : bool
             Project positions and velocities onto the constraint manifold at every output
