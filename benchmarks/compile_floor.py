@@ -50,16 +50,9 @@ if cache:
     hy.llvm_state.set_diskcache_enabled(True)
 else:
     hy.llvm_state.set_diskcache_enabled(False)
-from peers import quivira_model
-from quivira.model.compiled import compile_system, default_compile_options, default_tolerance
-model = quivira_model({case!r})
-# the integrator simulate() compiles (its system, tolerance, options and monitor events),
-# not built here: its recipe; the output functions are waited for before the clock starts
-n = model.n_coordinates
-cs = compile_system(model._data, default_tolerance(n), default_compile_options(n),
-                    model.solver, integrator=False)
-cs.outputs
-sys_, kwargs = cs.ta_recipe
+from peers import integrator_recipe
+# the integrator simulate() compiles (its system, tolerance, options and monitor events)
+model, cs, sys_, kwargs = integrator_recipe({case!r})
 if not {events!r}:
     kwargs = {{**kwargs, "t_events": [], "nt_events": []}}
 t0 = time.perf_counter()

@@ -32,15 +32,9 @@ import numpy as np
 sys.path.insert(0, {here!r})
 import heyoka as hy
 hy.llvm_state.set_diskcache_enabled(False)
-from peers import quivira_model
-from quivira.model.compiled import compile_system, default_compile_options, default_tolerance
+from peers import integrator_recipe
 from quivira.model.symbolic import parameter_layout
-model = quivira_model({case!r})
-n = model.n_coordinates
-cs = compile_system(model._data, default_tolerance(n), default_compile_options(n),
-                    model.solver, integrator=False)
-cs.outputs
-sys_, kwargs = cs.ta_recipe
+model, cs, sys_, kwargs = integrator_recipe({case!r})
 kwargs = {{**kwargs, "t_events": [], "nt_events": [], "parallel_mode": {parallel!r}}}
 t0 = time.perf_counter()
 ta = hy.taylor_adaptive(sys_, [0.0] * len(sys_), **kwargs)

@@ -82,6 +82,24 @@ def quivira_model(case: str):
                      "wall-MxC")
 
 
+def integrator_recipe(case: str) -> tuple:
+    """``(model, cs, system, kwargs)``: the Taylor integrator ``simulate`` builds for a case.
+
+    Its first-order system and ``hy.taylor_adaptive`` keyword arguments (default tolerance and
+    compile options, the singularity monitor's events), not compiled; the output functions are
+    compiled and waited for, so that a clock started after this call times the integrator only.
+    """
+    from quivira.model.compiled import compile_system, default_compile_options, default_tolerance
+
+    model = quivira_model(case)
+    n = model.n_coordinates
+    cs = compile_system(model._data, default_tolerance(n), default_compile_options(n),
+                        model.solver, integrator=False)
+    cs.outputs  # noqa: B018 - waits for the background compile
+    system, kwargs = cs.ta_recipe
+    return model, cs, system, kwargs
+
+
 def scissor_wall(masts: int, cells: int, angle: float = 0.6):
     """A 2-D lattice of ``masts`` scissor masts of ``cells`` X-cells side by side: ``2 masts
     cells`` bars of 1 m and 1 kg, one degree of freedom.
