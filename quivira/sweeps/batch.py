@@ -159,7 +159,7 @@ def build_batch_integrator(cs: CompiledSystem, size: int, threshold_index: int,
     return ta, monitor, None
 
 
-def _shared_entry(model_dict: dict | None, key: tuple, settings: dict, model=None) -> tuple:
+def shared_entry(model_dict: dict | None, key: tuple, settings: dict, model=None) -> tuple:
     """Return ``(sim, cs, batch)`` of the topology ``key``, this process's, made on first use.
 
     ``cs`` is the scalar compiled system (its equations at once; its integrator only if a
@@ -219,7 +219,7 @@ def shared_system(model_dict: dict | None, key: tuple, settings: dict, model=Non
     In this process, compiled on first use (``ta``: the master batch integrator, copied per
     thread); waits for the compilation.
     """
-    sim, cs, batch = _shared_entry(model_dict, key, settings, model)
+    sim, cs, batch = shared_entry(model_dict, key, settings, model)
     return (sim, cs, *batch.result())
 
 
@@ -251,6 +251,12 @@ class Prepared:
     base: np.ndarray
     state0: np.ndarray
     scalar: list
+
+    def joined(self, other: Prepared) -> Prepared:
+        """Return the variants of ``self`` followed by those of ``other``."""
+        return Prepared(np.vstack([self.base, other.base]),
+                        np.vstack([self.state0, other.state0]),
+                        list(self.scalar) + list(other.scalar))
 
 
 class Preparer:
@@ -287,7 +293,7 @@ class Preparer:
         The process's shared one of the topology.
         """
         if self.key is not None:  # without waiting for the batch integrator
-            return _shared_entry(None, self.key, self.settings, model=self.template)[1]
+            return shared_entry(None, self.key, self.settings, model=self.template)[1]
         return self.sim.compiled(self.template._data, self.settings["tol"],
                                  self.settings["purpose"], integrator=False)
 
@@ -522,6 +528,21 @@ def _guard_needed(ta, lanes: int) -> np.ndarray:
     return (finite & (norms[p] == 0) & (norms[p - 1] == 0))[:lanes]
 
 
+def load_lanes(ctx: Context, pars: np.ndarray, states: np.ndarray, rows: list[int]) -> None:
+    """Put the variants ``rows`` of ``pars``/``states`` in the lanes of ``ctx.ta`` at t = 0.
+
+    Lanes beyond them get copies of the first (a batch integrator always runs all lanes).
+    """
+    ta = ctx.ta
+    lanes = list(rows) + [rows[0]] * (ta.batch_size - len(rows))
+    ta.set_time(np.zeros(ta.batch_size))
+    ta.state[:] = 0.0
+    ta.state[:states.shape[1], :] = states[lanes].T
+    ta.pars[:] = pars[lanes, :ta.pars.shape[0]].T
+    if ctx.singular_events:
+        ta.reset_cooldowns()
+
+
 def integrate_lanes(ctx: Context, pars: np.ndarray, states: np.ndarray, grid: np.ndarray,
                     settings: dict, cancel: threading.Event) -> list[tuple]:
     """Integrate up to ``batch_size`` variants in the lanes of the batch integrator.
@@ -535,16 +556,9 @@ def integrate_lanes(ctx: Context, pars: np.ndarray, states: np.ndarray, grid: np
     k = pars.shape[0]
     out: list = [None] * k
     todo = list(range(k))
-    n_pars = ta.pars.shape[0]
     G = np.repeat(grid[:, None], size, axis=1)
     while todo:
-        lanes = todo + [todo[0]] * (size - len(todo))  # pad with copies of a live lane
-        ta.set_time(np.zeros(size))
-        ta.state[:] = 0.0
-        ta.state[:states.shape[1], :] = states[lanes].T
-        ta.pars[:] = pars[lanes, :n_pars].T
-        if ctx.singular_events:
-            ta.reset_cooldowns()
+        load_lanes(ctx, pars, states, todo)
         guard = _guard_needed(ta, len(todo))
         if np.any(guard):
             for i in np.nonzero(guard)[0]:

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .batch import Context
+from .batch import Context, load_lanes
 
 #: steps of the probe integration (all lanes stop after them)
 PROBE_STEPS = 16
@@ -70,13 +70,7 @@ def probe_step_rate(ctx: Context, pars: np.ndarray, states: np.ndarray, t_end: f
     ta = ctx.ta
     size = ta.batch_size
     k = min(len(pars), size)
-    lanes = list(range(k)) + [0] * (size - k)
-    ta.set_time(np.zeros(size))
-    ta.state[:] = 0.0
-    ta.state[:states.shape[1], :] = states[lanes].T
-    ta.pars[:] = pars[lanes, :ta.pars.shape[0]].T
-    if ctx.singular_events:
-        ta.reset_cooldowns()
+    load_lanes(ctx, pars, states, list(range(k)))
     ta.propagate_until(np.full(size, float(t_end)), max_steps=PROBE_STEPS)
     times = np.asarray(ta.time, dtype=float)[:k]
     steps = np.array([float(r[3]) for r in ta.propagate_res[:k]])

@@ -19,7 +19,7 @@ from ..model.simulator import (
 )
 from ..model.symbolic import coordinate_names, topology_key
 from ..model.validation import check_flag, check_positive
-from .batch import Prepared, Preparer, _shared_entry, batch_size, context
+from .batch import Preparer, batch_size, context, shared_entry
 from .distributed import execute
 from .opt_choice import choose_opt_level
 from .results import SweepResult
@@ -78,7 +78,7 @@ def sweep(model, values: Any, t_end: float, *, n_points: int = 201,
     workers : int, optional
         Threads when ``executor`` is None (default: the number of CPUs).
     block_size : int, optional
-        Variants per task (default: 4 batches of lanes; 16 with an executor).
+        Variants per task (default: one batch of lanes; 16 batches with an executor).
     tol, singular, singular_threshold, max_steps, max_wall_s
         As :meth:`~quivira.bar_joint_model.simulate`, per variant.
     purpose : {"auto", "interactive", "long"}
@@ -241,12 +241,10 @@ def sweep(model, values: Any, t_end: float, *, n_points: int = 201,
             key, settings, why = _auto_batch_code(model_dict, key, settings, first,
                                                   len(idx), workers)
             if key[-1] is not None:
-                _shared_entry(model_dict, key, settings)  # starts compiling it
+                shared_entry(model_dict, key, settings)  # starts compiling it
             choices.append(why)
             rest = prep.prepare(rows[lanes:], names[lanes:]) if len(rows) > lanes else None
-            prepared = first if rest is None else Prepared(
-                np.vstack([first.base, rest.base]), np.vstack([first.state0, rest.state0]),
-                list(first.scalar) + list(rest.scalar))
+            prepared = first if rest is None else first.joined(rest)
         else:
             prepared = prep.prepare(rows, names)
         topologies.setdefault(key, len(topologies))
