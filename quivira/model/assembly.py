@@ -53,6 +53,7 @@ from ..lagrangian import EOMParts, _solve_W
 from . import monomials as mo
 from .data import ModelData
 from .elements.base import is_expression
+from .regularity import structurally_regular
 from .symbolic import Collected, collect, parameter_layout, variables
 
 __all__ = ["assemble_bar_model"]
@@ -313,11 +314,23 @@ def _assemble(data, solver, layout, index, col, coefs) -> BarAssembly:
             terms.append(mo.mul(r.v, mo.constant(1.0, alpha)))
         rhs.append(mo.to_expression(mo.scale(mo.add(*terms), -1.0), coefs, atoms))
 
+    def expr(p):
+        return mo.to_expression(p, coefs, atoms)
+
+    J_rows = []
+    for r in rows:
+        row = {j: expr(x) for j, x in sorted(r.J.items())}
+        J_rows.append({j: x for j, x in row.items() if not is_zero(x)})
+
     # --- multipliers and accelerations
     if m:
         lam, W_solve = _solve_W(W_rows, rhs, solver)
     else:
         lam, W_solve = [], None
+    window = W_solve is not None and not structurally_regular(J_rows)
+    # across a singular pose (see singular_window): keep = 0 and the constraint accelerations
+    # a_0 + a_1 (t - t_e) of the window instead of those of the solve
+    lam_used = [x * hy.par[index[("window_keep",)]] for x in lam] if window else lam
     qdd = []
     for j in range(n):
         groups: dict[tuple, list] = {atom: [coefs.expression(c)]
@@ -328,16 +341,11 @@ def _assemble(data, solver, layout, index, col, coefs) -> BarAssembly:
             for atom, c in GJ[k][j].items():
                 e = coefs.expression(c)
                 if e is not None:
-                    groups.setdefault(atom, []).append(e * lam[k])
-        qdd.append(mo.grouped_sum(groups, atoms))
-
-    def expr(p):
-        return mo.to_expression(p, coefs, atoms)
-
-    J_rows = []
-    for r in rows:
-        row = {j: expr(x) for j, x in sorted(r.J.items())}
-        J_rows.append({j: x for j, x in row.items() if not is_zero(x)})
+                    groups.setdefault(atom, []).append(e * lam_used[k])
+        acc = mo.grouped_sum(groups, atoms)
+        if window:
+            acc = acc + window_acceleration(index, j)
+        qdd.append(acc)
     weight_at = {o + 1: col.weight_params[i] for i, o in enumerate(offsets)}
     applied = [mo.add(f[j], mo.constant(1.0, weight_at[j]) if j in weight_at else {})
                for j in range(n)]
@@ -364,6 +372,15 @@ def _assemble(data, solver, layout, index, col, coefs) -> BarAssembly:
         load_forces={k: [(label, terms_expr(t)) for label, t in v]
                      for k, v in col.load_forces.items()},
         events=[dict(ev, expr=_event_expression(ev, lam, expr)) for ev in col.events])
+
+
+def window_acceleration(index: dict, j: int) -> hy.expression:
+    r"""Return :math:`a_{0j} + a_{1j}(t - t_e)`, the window's constraint acceleration of ``j``.
+
+    Runtime parameters (:func:`~quivira.model.symbolic.window_layout`); 0 outside a window.
+    """
+    tau = hy.time - hy.par[index[("window_t0",)]]
+    return hy.par[index[("window_accel", j, 0)]] + hy.par[index[("window_accel", j, 1)]] * tau
 
 
 def _event_expression(ev: dict, lam: list, expr) -> hy.expression:

@@ -43,6 +43,13 @@ from .data import ModelData
 from .elements import BY_KIND
 from .elements.base import EventActions
 from .results import AssemblyReport, ConstraintCheck, Sparsity, StateMatrices
+from .singular_window import (
+    WINDOW_SCALE,
+    all_regular,
+    constraint_acceleration,
+    find_exit,
+    window_indices,
+)
 from .symbolic import coordinate_names, joint_bodies, parameter_layout, topology_key
 from .trajectory import (
     BudgetExceededError,
@@ -728,6 +735,7 @@ class _Run:
             code = int(self.outcome)
             if -len(self.cs.terminal_events) <= code < 0:  # terminal event number -code - 1
                 self._on_event(self.cs.terminal_events[-code - 1])
+                k = len(self.rows)  # a singular pose's window appends its own rows
                 self.n_events += 1
                 if self.n_events > self.max_steps:
                     self.budget = (f"stopped after {self.n_events} events at t = "
@@ -782,63 +790,133 @@ class _Run:
             hook()
 
     def _on_singular(self, ev: dict) -> None:
-        r"""Handle a singular pose: stop, or pass it with a regularized W.
+        r"""Handle a singular pose: stop, or pass it in a window.
 
         A pivot ratio of W fell below the threshold (a singular pose comes), or rose again
-        (it is passed). ``singular="stop"``: stop. ``"pass"``: solve with the regularized
-        :math:`W + ε\,\mathrm{diag}(W)`, :math:`ε` = threshold/10, until every pivot ratio
-        is back above 1.5 × threshold (see :mod:`quivira.model.assembly`): :math:`J^T\lambda`
-        stays finite and :math:`\ddot q` accurate through the pose, whose crossing is
-        recorded in ``traj.events``. When the pose is passed, the state is projected back
-        onto the constraints (positions by Gauss-Newton, then velocities, both in the mass
-        metric): the regularization's error :math:`M^{-1}J^T\delta\lambda` is normal to
-        the constraints, so the projection removes it to first order (IFToMM A02 with n = 1
-        then stays within 2e-8 of the closed form over 20 s and 40 crossings).
+        above 1.5 × threshold. ``singular="stop"``: stop. ``"pass"``: integrate across the
+        window with the constraint acceleration interpolated in time between its values at
+        the window's ends (:mod:`quivira.model.singular_window`), and a regularized
+        :math:`W + ε\,\mathrm{diag}(W)` (:math:`ε` = threshold/10) that keeps the solve
+        finite, until every pivot ratio is back above 1.5 × threshold. The crossing is recorded
+        in ``traj.events`` with the change of the energy balance across it. When the pose is
+        passed, the state is projected back onto the constraints (positions by Gauss-Newton,
+        then velocities, both in the mass metric).
         """
         label = self.cs.labels[ev["row"]]
-        base = self.base.copy()
+        ta = self.cs.ta
         if ev["role"] == "singular":
-            thr = base[self.index[("singular_threshold",)]]
+            thr = self.base[self.index[("singular_threshold",)]]
             if self.singular == "stop":
                 self.failure = (f"near-singular pose: the pivot of {label} in the "
                                 f"factorization of W fell below {thr:g} of its diagonal")
                 self.stopped = True
                 return
             self.threshold = thr
-            base[self.index[("diagonal_scale",)]] = 1.0 + thr / 10.0
-            base[self.index[("singular_threshold",)]] = -1.0
-            base[self.index[("singular_release",)]] = 1.5 * thr
-            what = "singular pose"
-        else:
-            base[self.index[("diagonal_scale",)]] = 1.0
-            base[self.index[("singular_threshold",)]] = self.threshold
-            base[self.index[("singular_release",)]] = -1.0
-            what = "regular again"
+            self._entry_balance = self._balance()
+            entry = {"t": float(ta.time), "name": label, "what": "singular pose",
+                     "state": np.array(ta.state[:2 * self.n])}
+            entry["window"] = self._enter_window(thr)
+            self.events.append(entry)
+            if entry["window"] == "interpolated":
+                self._leave_window(label)
+            return
+        if not all_regular(self.cs, np.array(ta.state), self.pars, float(ta.time),
+                           1.5 * self.threshold):
+            return  # another row is still singular: the window goes on
+        self._leave_window(label)
+
+    def _leave_window(self, label: str) -> None:
+        """End the window: normal parameters, the state projected, the crossing recorded.
+
+        The projection (positions, then velocities, in the mass metric) removes the window's
+        drift normal to the constraints; the change of the energy balance across the window
+        is recorded, with a :class:`SingularPassWarning` above the tolerance.
+        """
+        ta = self.cs.ta
+        self._set_base(self._window_base(self.base, 1.0, -1.0))
+        self._projected(np.array(ta.state), float(ta.time))
+        extra = {}
+        if getattr(self, "_entry_balance", None) is not None:
+            (b0, s0), (b1, s1) = self._entry_balance, self._balance()
+            change = b1 - b0
+            extra["energy_change"] = change
+            if abs(change) > SINGULAR_PASS_TOLERANCE * max(s0, s1, 1e-300):
+                warnings.warn(
+                    f"passing the singular pose at t = {float(ta.time):.6g} s changed the "
+                    f"energy balance by {change:.3g} J ({abs(change) / max(s0, s1):.1e} "
+                    "of the energy): the motion after it may be inaccurate; compare with "
+                    "a smaller singular_threshold, or stop there with singular='stop'",
+                    SingularPassWarning, stacklevel=7)
+            self._entry_balance = None
+        self.events.append({"t": float(ta.time), "name": label, "what": "regular again",
+                            "state": np.array(ta.state[:2 * self.n]), **extra})
+
+    def _window_base(self, base: np.ndarray, scale: float, release: float,
+                     threshold: float | None = None) -> np.ndarray:
+        """Return ``base`` with the regularization and the monitor's thresholds set.
+
+        Outside a window (``scale`` 1): the threshold watched again, the constraint
+        accelerations those of the solve.
+        """
+        base = base.copy()
+        base[self.index[("diagonal_scale",)]] = scale
+        base[self.index[("singular_release",)]] = release
+        base[self.index[("singular_threshold",)]] = (self.threshold if threshold is None
+                                                     else threshold)
+        if scale == 1.0:
+            keep, t0, a0, a1 = window_indices(self.index, self.n)
+            base[keep], base[t0], base[a0], base[a1] = 1.0, 0.0, 0.0, 0.0
+        return base
+
+    def _set_base(self, base: np.ndarray) -> None:
         self.base = base
         self.pars = self.cs.parameters(base)
         self.cs.ta.pars[:] = self.pars[: len(self.cs.ta.pars)]
-        ta = self.cs.ta
-        extra = {}
-        if ev["role"] == "singular":
-            self._entry_balance = self._balance()
-        else:
-            # the regularized solve only erred normal to the constraints (M⁻¹Jᵀδλ): put the
-            # state back on them, positions and velocities in the mass metric
-            self._projected(np.array(ta.state), float(ta.time))
-            if getattr(self, "_entry_balance", None) is not None:
-                (b0, s0), (b1, s1) = self._entry_balance, self._balance()
-                change = b1 - b0
-                extra["energy_change"] = change
-                if abs(change) > SINGULAR_PASS_TOLERANCE * max(s0, s1, 1e-300):
-                    warnings.warn(
-                        f"passing the singular pose at t = {float(ta.time):.6g} s changed the "
-                        f"energy balance by {change:.3g} J ({abs(change) / max(s0, s1):.1e} "
-                        "of the energy): the motion after it may be inaccurate; compare with "
-                        "a smaller singular_threshold, or stop there with singular='stop'",
-                        SingularPassWarning, stacklevel=6)
-                self._entry_balance = None
-        self.events.append({"t": float(ta.time), "name": label, "what": what,
-                            "state": np.array(ta.state[:2 * self.n]), **extra})
+
+    def _enter_window(self, thr: float) -> str:
+        """Cross the singular pose met now; return how (``"interpolated"``/``"regularized"``).
+
+        A first pass with the constraint acceleration frozen finds a time after the window
+        (:func:`~quivira.model.singular_window.find_exit`); the integrator is put back at the
+        entry and crosses to that time with the line through the constraint accelerations at
+        both ends, the output rows inside the window included, then leaves it (see
+        :meth:`_leave_window`). If the first pass fails (another event, the end of the run, a
+        non-finite state), the regularized solve is used across the window instead, until the
+        monitor sees every pivot ratio back above 1.5 × threshold.
+        """
+        ta, cs = self.cs.ta, self.cs
+        t_e, x_e = float(ta.time), np.array(ta.state)
+        keep, t0, a0, a1 = window_indices(self.index, self.n)
+        normal, t_end = self.pars, float(self.grid[-1])
+        g_e = constraint_acceleration(cs, x_e, normal, t_e, keep)
+        base = self._window_base(self.base, WINDOW_SCALE, -1.0, threshold=-1.0)
+        base[keep], base[t0], base[a0], base[a1] = 0.0, t_e, g_e, 0.0
+        self._set_base(base)
+        n_log = len(cs.event_log)
+        found = find_exit(ta, t_end, lambda s, t: all_regular(cs, s, normal, t, 1.5 * thr))
+        ta.time = t_e
+        ta.state[:] = x_e
+        del cs.event_log[n_log:]
+        base = base.copy()
+        if found is not None:
+            t_x, x_x = found
+            g_x = constraint_acceleration(cs, x_x, normal, t_x, keep)
+            base[a1] = (g_x - g_e) / (t_x - t_e)
+            self._set_base(base)
+            k = len(self.rows)
+            inner = [t for t in self.grid[k:] if t < t_x]
+            res = ta.propagate_grid(np.array([t_e, *inner, t_x]))
+            states = np.asarray(res[5])
+            if res[0] == hy.taylor_outcome.time_limit and np.all(np.isfinite(states)):
+                for s, t in zip(states[1:-1], inner, strict=True):
+                    self._append(s, t)
+                return "interpolated"
+            ta.time = t_e
+            ta.state[:] = x_e
+            del cs.event_log[n_log:]
+        base = self._window_base(self.base, 1.0 + thr / 10.0, 1.5 * thr, threshold=-1.0)
+        self._set_base(base)
+        return "regularized"
 
     def _balance(self) -> tuple[float, float]:
         """Return the energy balance :math:`T + V - W_{in} + D` at the integrator's state.

@@ -57,7 +57,7 @@ from .compiled import CompiledSystem, evaluate_geometry
 from .data import ModelData
 from .elements import BY_KIND
 from .linearize import partition, tangent_basis
-from .symbolic import parameter_layout
+from .symbolic import RUN_PARAMETERS, parameter_layout
 from .trajectory import ReactionForce, reactions_from_multipliers
 from .validation import check_positive, check_real
 
@@ -117,9 +117,7 @@ def resolve_parameter(data: ModelData, parameter: Any) -> tuple[str, Any]:
             return d
         return "g", set_g
     keys = [key for key, _ in parameter_layout(data)]
-    settable = [k for k in keys if k[0] not in ("bar", "g", "diagonal_scale",
-                                                "singular_release", "singular_threshold",
-                                                "stabilization")
+    settable = [k for k in keys if k[0] not in ("bar", "g", *RUN_PARAMETERS)
                 and not (len(k) > 2 and str(k[-1]).startswith("sL"))]
 
     def label(k: tuple) -> str:

@@ -43,15 +43,21 @@ from .elements.base import is_expression
 DEFAULT_SINGULAR_THRESHOLD = 1e-8
 
 
+#: the run's own parameters (set by ``simulate``, not by the model's data)
+RUN_PARAMETERS = ("diagonal_scale", "singular_release", "singular_threshold", "window_keep",
+                  "window_t0", "window_accel", "stabilization")
+
+
 def parameter_layout(data: ModelData) -> list[tuple[tuple, float]]:
     r"""``[(key, value), ...]``: the runtime parameters of ``data`` in ``hy.par`` order.
 
     Keys: ``("g",)``, ``("bar", i, name)``, ``(kind, index, *name)`` of the elements, then
     the run's own: ``("diagonal_scale",)`` (1 + ε of the regularization :math:`W + ε\,
     \mathrm{diag}(W)` used across singular poses, 1 otherwise), ``("singular_release",)`` and
-    ``("singular_threshold",)`` (the singularity monitor's thresholds, set by ``simulate``) and
-    ``("stabilization",)`` last. The compiled equations add further parameters computed from
-    these (:class:`~quivira.model.monomials.Coefficients`).
+    ``("singular_threshold",)`` (the singularity monitor's thresholds, set by ``simulate``), the
+    window across singular poses (:func:`window_layout`) and ``("stabilization",)`` last.
+    The compiled equations add further parameters computed from these
+    (:class:`~quivira.model.monomials.Coefficients`).
     """
     out: list[tuple[tuple, float]] = [(("g",), data.g)]
     for i, b in enumerate(data.bars):
@@ -61,7 +67,23 @@ def parameter_layout(data: ModelData) -> list[tuple[tuple, float]]:
     out.append((("diagonal_scale",), 1.0))
     out.append((("singular_release",), -1.0))
     out.append((("singular_threshold",), DEFAULT_SINGULAR_THRESHOLD))
+    out.extend(window_layout(data.n_coordinates()))
     out.append((("stabilization",), data.stabilization))
+    return out
+
+
+def window_layout(n: int) -> list[tuple[tuple, float]]:
+    r"""Return the parameters of the window across a singular pose (values outside it).
+
+    ``("window_keep",)`` (1: the constraint accelerations :math:`M^{-1}J^T\lambda` are those
+    of the solve; 0 inside the window), ``("window_t0",)`` (the window's entry time
+    :math:`t_e`) and, per coordinate ``j``, ``("window_accel", j, 0)`` and
+    ``("window_accel", j, 1)``: :math:`a_{0j}, a_{1j}` of the constraint acceleration
+    :math:`a_{0j} + a_{1j}(t - t_e)` used inside the window (0 outside); see
+    :mod:`quivira.model.singular_window`.
+    """
+    out: list[tuple[tuple, float]] = [(("window_keep",), 1.0), (("window_t0",), 0.0)]
+    out.extend((("window_accel", j, k), 0.0) for j in range(n) for k in (0, 1))
     return out
 
 
