@@ -30,6 +30,8 @@ T_END = 10.0
 T_END_SCISSOR = 0.3
 #: large lattices (from this many cells) run 1 s: the size where compiling no longer dominates
 LARGE_SCISSOR, T_END_LARGE_SCISSOR = 32, 1.0
+#: IFToMM A02 runs the problem's 20 s
+T_END_A02 = 20.0
 #: output times per run (evenly spaced, 0 and t_end included)
 N_POINTS = 101
 
@@ -40,7 +42,8 @@ class Mechanism:
 
     ``bars``: ``(x, y, theta, length, mass)`` of each bar at t = 0 (at rest);
     ``joints``: ``(bar_a, s_a, bar_b, s_b)`` pins making two bar points coincide;
-    ``supports``: ``(bar, s, free_x, free_y, x, y)`` ground pins (a free direction = roller).
+    ``supports``: ``(bar, s, free_x, free_y, x, y)`` ground pins (a free direction = roller);
+    ``velocities``: ``(vx, vy, ω)`` of each bar at t = 0 (None: at rest).
     """
 
     case: str
@@ -49,6 +52,7 @@ class Mechanism:
     supports: list
     g: float
     t_end: float
+    velocities: list | None = None
 
     @property
     def n_coordinates(self) -> int:
@@ -78,8 +82,10 @@ def quivira_model(case: str):
     if kind == "wall":
         masts, cells = (int(v) for v in size.split("x"))
         return scissor_wall(masts, cells)
-    raise ValueError(f"unknown case {case!r}: expected chain-N, four_bar, scissor-C or "
-                     "wall-MxC")
+    if kind == "a02":  # IFToMM A02, the N-four-bar (moving at t = 0, flat poses every half turn)
+        return examples.iftomm_a02(int(size))
+    raise ValueError(f"unknown case {case!r}: expected chain-N, four_bar, scissor-C, "
+                     "wall-MxC or a02-N")
 
 
 def integrator_recipe(case: str) -> tuple:
@@ -140,6 +146,8 @@ def t_end_of(case: str, t_end: float | None = None) -> float:
             else T_END_SCISSOR
     if case.startswith("wall"):
         return T_END_LARGE_SCISSOR
+    if case.startswith("a02"):
+        return T_END_A02
     return T_END
 
 
@@ -152,7 +160,11 @@ def mechanism(case: str, t_end: float | None = None) -> Mechanism:
         for k in range(1, len(j.bars)):  # a multi-bar pin: every bar to the first one
             joints.append((j.bars[0], j.s[0], j.bars[k], j.s[k]))
     supports = [(s.bar, s.s, s.free_x, s.free_y, s.x, s.y) for s in model.supports]
-    return Mechanism(case, bars, joints, supports, float(model.g), t_end_of(case, t_end))
+    velocities = [tuple(float(v) for v in b.velocity) for b in model.bars]
+    if not np.any(velocities):
+        velocities = None
+    return Mechanism(case, bars, joints, supports, float(model.g), t_end_of(case, t_end),
+                     velocities)
 
 
 def _points(mech: Mechanism, q: np.ndarray, bar: int, s: float):
