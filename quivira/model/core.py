@@ -1618,9 +1618,10 @@ class bar_joint_model:  # noqa: N801 - API name
             (:mod:`quivira.model.regularity`), which saves compile and run time.
         singular : {"pass", "stop"}
             At a singular pose (the rows of J nearly dependent, e.g. a linkage passing a flat
-            or aligned pose): pass through it, solving with the regularized
-            :math:`W + ε\,\mathrm{diag}(W)` until the pose is passed (the crossing is
-            recorded in ``traj.events`` with the rows concerned), or stop with
+            or aligned pose): pass through it in a short window where the constraint
+            accelerations are interpolated in time between the window's ends
+            (:mod:`quivira.model.singular_window`; the crossing is recorded in
+            ``traj.events`` with the rows concerned), or stop with
             :class:`SingularConfigurationError`.
         purpose : {"interactive", "long"}
             Compile options: fast compiling, or fast running.
