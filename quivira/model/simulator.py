@@ -793,14 +793,14 @@ class _Run:
         r"""Handle a singular pose: stop, or pass it in a window.
 
         A pivot ratio of W fell below the threshold (a singular pose comes), or rose again
-        above 1.5 × threshold. ``singular="stop"``: stop. ``"pass"``: integrate across the
-        window with the constraint acceleration interpolated in time between its values at
-        the window's ends (:mod:`quivira.model.singular_window`), and a regularized
-        :math:`W + ε\,\mathrm{diag}(W)` (:math:`ε` = threshold/10) that keeps the solve
-        finite, until every pivot ratio is back above 1.5 × threshold. The crossing is recorded
-        in ``traj.events`` with the change of the energy balance across it. When the pose is
-        passed, the state is projected back onto the constraints (positions by Gauss-Newton,
-        then velocities, both in the mass metric).
+        above 1.5 × threshold. ``singular="stop"``: stop. ``"pass"``: cross the window with
+        the constraint acceleration interpolated in time between its values at the window's
+        ends (:meth:`_enter_window`, :mod:`quivira.model.singular_window`), or, if that
+        fails, with the regularized :math:`W + ε\,\mathrm{diag}(W)` (:math:`ε` =
+        threshold/10) until every pivot ratio is back above 1.5 × threshold. The crossing is
+        recorded in ``traj.events`` with the change of the energy balance across it. When the
+        pose is passed, the state is projected back onto the constraints (positions by
+        Gauss-Newton, then velocities, both in the mass metric).
         """
         label = self.cs.labels[ev["row"]]
         ta = self.cs.ta
@@ -833,7 +833,7 @@ class _Run:
         is recorded, with a :class:`SingularPassWarning` above the tolerance.
         """
         ta = self.cs.ta
-        self._set_base(self._window_base(self.base, 1.0, -1.0))
+        self._set_base(self._window_base(1.0, -1.0, self.threshold))
         self._projected(np.array(ta.state), float(ta.time))
         extra = {}
         if getattr(self, "_entry_balance", None) is not None:
@@ -851,21 +851,20 @@ class _Run:
         self.events.append({"t": float(ta.time), "name": label, "what": "regular again",
                             "state": np.array(ta.state[:2 * self.n]), **extra})
 
-    def _window_base(self, base: np.ndarray, scale: float, release: float,
-                     threshold: float | None = None) -> np.ndarray:
-        """Return ``base`` with the regularization and the monitor's thresholds set.
+    def _window_base(self, scale: float, release: float, threshold: float,
+                     keep: float = 1.0, t_e: float = 0.0, accel=(0.0, 0.0)) -> np.ndarray:
+        """Return the current base parameters with the window's set.
 
-        Outside a window (``scale`` 1): the threshold watched again, the constraint
-        accelerations those of the solve.
+        The regularization ``scale`` (1 + ε), the monitor's ``release`` and ``threshold``, and
+        the constraint accelerations: ``keep`` (1: those of the solve) plus
+        ``accel[0] + accel[1] (t - t_e)``. The defaults are those outside a window.
         """
-        base = base.copy()
+        base = self.base.copy()
         base[self.index[("diagonal_scale",)]] = scale
         base[self.index[("singular_release",)]] = release
-        base[self.index[("singular_threshold",)]] = (self.threshold if threshold is None
-                                                     else threshold)
-        if scale == 1.0:
-            keep, t0, a0, a1 = window_indices(self.index, self.n)
-            base[keep], base[t0], base[a0], base[a1] = 1.0, 0.0, 0.0, 0.0
+        base[self.index[("singular_threshold",)]] = threshold
+        k, t0, a0, a1 = window_indices(self.index, self.n)
+        base[k], base[t0], base[a0], base[a1] = keep, t_e, accel[0], accel[1]
         return base
 
     def _set_base(self, base: np.ndarray) -> None:
@@ -886,36 +885,32 @@ class _Run:
         """
         ta, cs = self.cs.ta, self.cs
         t_e, x_e = float(ta.time), np.array(ta.state)
-        keep, t0, a0, a1 = window_indices(self.index, self.n)
-        normal, t_end = self.pars, float(self.grid[-1])
+        keep = self.index[("window_keep",)]
+        normal, t_end, n_log = self.pars, float(self.grid[-1]), len(cs.event_log)
+
+        def rewind() -> None:  # back to the entry; the events met on the way are forgotten
+            ta.time = t_e
+            ta.state[:] = x_e
+            del cs.event_log[n_log:]
+
         g_e = constraint_acceleration(cs, x_e, normal, t_e, keep)
-        base = self._window_base(self.base, WINDOW_SCALE, -1.0, threshold=-1.0)
-        base[keep], base[t0], base[a0], base[a1] = 0.0, t_e, g_e, 0.0
-        self._set_base(base)
-        n_log = len(cs.event_log)
+        self._set_base(self._window_base(WINDOW_SCALE, -1.0, -1.0, 0.0, t_e, (g_e, 0.0)))
         found = find_exit(ta, t_end, lambda s, t: all_regular(cs, s, normal, t, 1.5 * thr))
-        ta.time = t_e
-        ta.state[:] = x_e
-        del cs.event_log[n_log:]
-        base = base.copy()
+        rewind()
         if found is not None:
             t_x, x_x = found
             g_x = constraint_acceleration(cs, x_x, normal, t_x, keep)
-            base[a1] = (g_x - g_e) / (t_x - t_e)
-            self._set_base(base)
-            k = len(self.rows)
-            inner = [t for t in self.grid[k:] if t < t_x]
+            slope = (g_x - g_e) / (t_x - t_e)
+            self._set_base(self._window_base(WINDOW_SCALE, -1.0, -1.0, 0.0, t_e, (g_e, slope)))
+            inner = [t for t in self.grid[len(self.rows):] if t < t_x]
             res = ta.propagate_grid(np.array([t_e, *inner, t_x]))
             states = np.asarray(res[5])
             if res[0] == hy.taylor_outcome.time_limit and np.all(np.isfinite(states)):
                 for s, t in zip(states[1:-1], inner, strict=True):
                     self._append(s, t)
                 return "interpolated"
-            ta.time = t_e
-            ta.state[:] = x_e
-            del cs.event_log[n_log:]
-        base = self._window_base(self.base, 1.0 + thr / 10.0, 1.5 * thr, threshold=-1.0)
-        self._set_base(base)
+            rewind()
+        self._set_base(self._window_base(1.0 + thr / 10.0, 1.5 * thr, -1.0))
         return "regularized"
 
     def _balance(self) -> tuple[float, float]:
