@@ -105,16 +105,18 @@ def batch_size(options: dict | None = None) -> int:
     """Lanes of a batch integrator compiled with ``options`` (``compact_mode``, ``opt_level``).
 
     Optimized compact code (``opt_level`` ≥ 1) takes 8 lanes, or heyoka's recommended SIMD
-    width if wider; other code twice that width. Measured on scissor-8 and the four-bar
-    (10 s): on an AVX2 machine (width 4) a lane of an 8-lane integrator costs 0.6-0.7x a lane
-    of a 4-lane one; on an AVX-512 machine (width 8), at ``opt_level=1`` 16 lanes cost as
-    much per lane as 8 (scissor-8) or 1.25x (four-bar) and compile 10-30 % longer, while at
-    ``opt_level=0`` 16 lanes cost 0.65-0.85x per lane of 8.
+    width if wider; other code twice that width, and at least 16 lanes. Measured on scissor-8
+    and the four-bar (10 s): on an AVX2 machine (width 4) a lane of an 8-lane integrator costs
+    0.6-0.7x a lane of a 4-lane one; on an AMD AVX-512 machine (width 8), at ``opt_level=1``
+    16 lanes cost as much per lane as 8 (scissor-8) or 1.25x (four-bar) and compile 10-30 %
+    longer, while at ``opt_level=0`` 16 lanes cost 0.65-0.85x per lane of 8; on an Intel
+    AVX-512 machine where heyoka recommends width 4, a 200-variant scissor-8 sweep at
+    ``opt_level=0`` took 1.64-1.72 s with 16 lanes against 1.85-2.26 s with 8.
     """
     width = int(hy.recommended_simd_size())
     if options and options.get("compact_mode") and options.get("opt_level", 0) >= 1:
         return max(width, 8)
-    return 2 * width
+    return max(2 * width, 16)
 
 
 def build_batch_integrator(cs: CompiledSystem, size: int, threshold_index: int,

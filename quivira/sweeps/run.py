@@ -48,9 +48,9 @@ def sweep(model, values: Any, t_end: float, *, n_points: int = 201,
 
     with its own runtime parameters :math:`p` (masses, lengths, g, spring constants, named
     parameters, ...) and initial state. Variants of one topology run in the lanes of a heyoka
-    batch integrator (``hy.taylor_adaptive_batch``, ``2 * hy.recommended_simd_size()`` lanes,
-    each with its own :math:`p` and state), blocks of them in parallel threads or on the
-    workers of ``executor``.
+    batch integrator (``hy.taylor_adaptive_batch``; lanes per code as
+    :func:`quivira.sweeps.batch.batch_size` chooses, each lane with its own :math:`p` and
+    state), blocks of them in parallel threads or on the workers of ``executor``.
 
     Parameters
     ----------
