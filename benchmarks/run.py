@@ -55,6 +55,10 @@ from pathlib import Path
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
+if str(HERE) not in sys.path:
+    sys.path.insert(0, str(HERE))
+import iftomm_section  # noqa: E402 - the IFToMM section, beside this file
+
 ROOT = HERE.parent
 RESULTS = HERE / "results"
 MARK = "@@BENCHMARK-RECORD@@"
@@ -82,6 +86,8 @@ TOOLS = ("quivira", "sympy_scipy", "exudyn_h1e-3", "exudyn_h1e-4")
 #: largest difference of the last bar's final (x, y, θ) from quivira's accepted on the quick
 #: run (1 s simulated; over 10 s the chains are chaotic and the tools drift apart)
 AGREEMENT = {"sympy_scipy": 1e-8, "exudyn_h1e-3": 1e-3, "exudyn_h1e-4": 1e-4}
+#: cases of the IFToMM section (iftomm_section.py), not of the main table
+IFTOMM_PREFIXES = ("a02", "a03")
 SCISSOR_NOTE = ("simulated 0.3 s, not 10 s: a scissor lattice collapses to its flat, singular "
                 "pose in well under 10 s")
 
@@ -90,7 +96,10 @@ SCISSOR_NOTE = ("simulated 0.3 s, not 10 s: a scissor lattice collapses to its f
 def _preload(tool: str) -> None:
     """Import what a tool needs, so that the timed run excludes imports."""
     importlib.import_module("peers")
-    if tool == "quivira":
+    if tool.startswith("iftomm"):
+        importlib.import_module("tests.oracles.iftomm")
+        importlib.import_module("scipy.integrate")
+    if tool in ("quivira", "iftomm_quivira"):
         importlib.import_module("quivira")
     elif tool == "sympy_scipy":
         importlib.import_module("sympy.physics.mechanics")
@@ -110,9 +119,13 @@ def worker(spec: dict) -> None:
     try:
         _preload(spec["tool"])
         import_s = time.perf_counter() - t0
-        module = {"quivira": "peers.quivira_peer", "sympy_scipy": "peers.sympy_scipy",
-                  "exudyn": "peers.exudyn_peer"}[spec["tool"]]
-        rec = importlib.import_module(module).run(spec["case"], **spec.get("kwargs", {}))
+        module, function = {"quivira": ("peers.quivira_peer", "run"),
+                            "sympy_scipy": ("peers.sympy_scipy", "run"),
+                            "exudyn": ("peers.exudyn_peer", "run"),
+                            "iftomm_quivira": ("peers.iftomm", "run_quivira"),
+                            "iftomm_exudyn": ("peers.iftomm", "run_exudyn")}[spec["tool"]]
+        run = getattr(importlib.import_module(module), function)
+        rec = run(spec["case"], **spec.get("kwargs", {}))
         rec.update(status="ok", import_s=import_s, peak_rss_mb=_peak_rss_mb())
     except Exception as exc:  # noqa: BLE001 - reported in the record
         rec = {"status": "error", "error": f"{type(exc).__name__}: {exc}"}
@@ -619,6 +632,9 @@ def markdown(doc: dict) -> str:
         ch = doc["chosen_settings"].get(case, {})
         lines.append(f"| {case} | {_fmt_e(ch.get('energy_goal'))} | " + " | ".join(cells)
                      + f" | {ch.get('purpose')}, tol {ch.get('tol')} |")
+    if doc.get("iftomm"):
+        lines += iftomm_section.markdown(doc["iftomm"], [t for t in doc["targets"]
+                                                         if t["target"].startswith("IFToMM")])
     lines += ["", "## Plausibility", ""]
     probs = doc["plausibility"]["problems"]
     lines.append("- all records complete and plausible" if not probs
@@ -712,9 +728,11 @@ def main(argv: list[str] | None = None) -> int:
           f"load average {load_start}", flush=True)
     p = plan(quick)
     filtered = bool(args.cases or args.tools)
+    iftomm_cases = [c for c in (args.cases or ([] if quick else iftomm_section.FULL_CASES))
+                    if c.startswith(IFTOMM_PREFIXES)]
     cases = [c for c in p["cases"] if not args.cases or c in args.cases]
     if args.cases:
-        cases += [c for c in args.cases if c not in cases]
+        cases += [c for c in args.cases if c not in cases and not c.startswith(IFTOMM_PREFIXES)]
     expected = {c: [t for t in p["tools"].get(c, list(TOOLS))
                     if not args.tools or t in args.tools] for c in cases}
     infos = {c: case_info(c) for c in cases}
@@ -774,8 +792,19 @@ def main(argv: list[str] | None = None) -> int:
             records += default_records(case, run_record)
     add_ratios(records)
 
-    problems = check_plausible(records, expected, quick)
+    iftomm_rows, iftomm_targets = [], []
+    if iftomm_cases and (not args.tools or set(args.tools) & {"quivira", "exudyn_h1e-4"}):
+        print("\n== IFToMM problems (quivira's default call; Exudyn from coarse to fine steps)",
+              flush=True)
+        for case in iftomm_cases:
+            rows = iftomm_section.run_case(case, spawn_median, cutoff,
+                                           lambda text: print(text, flush=True))
+            iftomm_rows += rows
+            iftomm_targets.append(iftomm_section.target(rows))
+
+    problems = check_plausible(records, expected, quick) + iftomm_section.plausibility(iftomm_rows)
     targets = [] if quick else check_targets(records) + default_targets(records, sweep)
+    targets += iftomm_targets
     doc = {
         "meta": {
             "command": "python benchmarks/run.py" + (" --quick" if quick else "")
@@ -789,6 +818,7 @@ def main(argv: list[str] | None = None) -> int:
             "energy_goal": ENERGY_GOAL, "accuracy_margin": ACCURACY_MARGIN,
         },
         "records": records,
+        "iftomm": iftomm_rows,
         "quivira_settings_sweep": sweep,
         "chosen_settings": chosen,
         "targets": targets,

@@ -77,3 +77,23 @@ def test_quick_records_complete_and_plausible(quick_run):
             assert _finite(r["time_ratio_quivira_over_peer"]), what
             assert _finite(r["energy_error_ratio_quivira_over_peer"]), what
             assert r["last_bar_deviation_from_quivira"] < 1e-3, what
+
+
+def test_exudyn_a03_peer_converges_to_the_reference():
+    """The Exudyn model of Andrews' mechanism (benchmark peer of IFToMM A03) is the oracle's
+    mechanism: its body angles approach the independent 7-angle reference as h² (error 100x
+    smaller for a 10x smaller step), to 1e-5 rad at h = 2e-6."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        from peers import exudyn_a03, iftomm
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    errors = {}
+    for h in (2e-5, 2e-6):
+        r = exudyn_a03.run(h=h, states=True)
+        assert r["settings"]["max_output_time_offset"] <= 1e-12
+        errors[h] = iftomm.reference_errors("a03", r["t"], r["q"], r["qd"])["reference_error"]
+        # the torque's work goes into kinetic and spring energy
+        assert iftomm.a03_energy_balance_error(r["q"], r["qd"]) < 1e3 * h
+    assert errors[2e-6] < 1e-5
+    assert 30.0 < errors[2e-5] / errors[2e-6] < 300.0

@@ -45,7 +45,6 @@ def build(mech, n_points: int = 101):
 
     sc = exu.SystemContainer()
     mbs = sc.AddSystem()
-    ovt = exu.OutputVariableType
     ground = mbs.AddObject(ii.ObjectGround(referencePosition=[0.0, 0.0, 0.0]))
     ref = mech.q0()
     nodes, bodies = [], []
@@ -86,12 +85,7 @@ def build(mech, n_points: int = 101):
         mbs.AddObject(ii.ObjectJointPrismatic2D(markerNumbers=[mb, mg], axisMarker0=axis,
                                                 normalMarker1=normal, constrainRotation=False))
 
-    def sensor(n, what):
-        return mbs.AddSensor(ii.SensorNode(nodeNumber=n, outputVariableType=what,
-                                           storeInternal=True))
-
-    q_sensors = [sensor(n, ovt.Coordinates) for n in nodes]
-    v_sensors = [sensor(n, ovt.Coordinates_t) for n in nodes]
+    q_sensors, v_sensors = node_sensors(mbs, nodes)
     mbs.Assemble()
     return exu, mbs, ref, q_sensors, v_sensors
 
@@ -105,53 +99,17 @@ def run(case: str, h: float = 1e-4, t_end: float | None = None, n_points: int = 
     mech = mechanism(case, t_end)
     if solver == "auto":
         solver = "EXUdense" if mech.n_coordinates <= DENSE_UP_TO else "EigenSparse"
-    nb = len(mech.bars)
     n_steps = int(round(mech.t_end / h))
     t0 = time.perf_counter()
     exu, mbs, ref, q_sensors, v_sensors = build(mech, n_points)
     t1 = time.perf_counter()
 
-    ss = exu.SimulationSettings()
-    ti = ss.timeIntegration
-    ti.numberOfSteps = n_steps
-    ti.endTime = float(mech.t_end)
-    ti.verboseMode = 0
-    ti.generalizedAlpha.spectralRadius = float(spectral_radius)
-    ti.generalizedAlpha.computeInitialAccelerations = True
-    ti.newton.useModifiedNewton = not full_newton
-    if newton_tol is not None:
-        ti.newton.relativeTolerance = float(newton_tol)
-        ti.newton.absoluteTolerance = float(newton_tol)
-    ss.linearSolver.solverType = getattr(exu.LinearSolverType, solver)
-    # passing singular poses (IFToMM A02): the dense LU with full pivoting skips dependent rows
-    ss.linearSolverSettings.ignoreSingularJacobian = bool(ignore_singular_jacobian)
-    ss.solution.file.write = False
-    # a hair under the output spacing, so rounding of the step times never skips an output
-    # (0.999 x the spacing drifts: a write is due at "last write + period")
-    ss.solution.sensors.writePeriod = (1.0 - 1e-7) * mech.t_end / (n_points - 1)
-    ss.displayStatistics = False
-    ss.displayComputationTime = False
-    ok = exu.SolveDynamic(mbs, ss, solverType=exu.DynamicSolverType.GeneralizedAlpha)
-    if not ok:
-        raise RuntimeError("Exudyn dynamic solver failed")
-
+    solve(exu, mbs, h, mech.t_end, n_points, solver, spectral_radius=spectral_radius,
+          full_newton=full_newton, newton_tol=newton_tol,
+          ignore_singular_jacobian=ignore_singular_jacobian)
     t_out = output_times(mech, n_points)
-    q = np.empty((n_points, 3 * nb))
-    qd = np.empty((n_points, 3 * nb))
-
-    def resample(sensor):
-        d = np.asarray(mbs.GetSensorStoredData(sensor), dtype=float)
-        ts, vals = d[:, 0], d[:, 1:]
-        keep = np.append(np.diff(ts) > 0.0, True)  # drop repeated time stamps
-        ts, vals = ts[keep], vals[keep]
-        return np.column_stack([np.interp(t_out, ts, vals[:, c]) for c in range(3)]), ts
-
-    sampled = None
-    for i in range(nb):
-        q[:, 3 * i: 3 * i + 3] = resample(q_sensors[i])[0] + ref[3 * i: 3 * i + 3]
-        qd[:, 3 * i: 3 * i + 3], sampled = resample(v_sensors[i])
+    q, qd, off_grid = read_states(mbs, q_sensors, v_sensors, ref, t_out)
     t2 = time.perf_counter()
-    off_grid = float(np.max(np.min(np.abs(t_out[:, None] - sampled[None, :]), axis=1)))
     extra = {"t": t_out, "q": q, "qd": qd} if states else {}
     return {
         **extra,
@@ -166,3 +124,68 @@ def run(case: str, h: float = 1e-4, t_end: float | None = None, n_points: int = 
                      "linear_solver": solver,
                      "max_output_time_offset": off_grid},
     }
+
+
+def node_sensors(mbs, nodes: list) -> tuple[list, list]:
+    """Sensors of the coordinates and velocities of ``nodes``, stored in memory."""
+    import exudyn as exu
+    from exudyn import itemInterface as ii
+
+    def sensor(n, what):
+        return mbs.AddSensor(ii.SensorNode(nodeNumber=n, outputVariableType=what,
+                                           storeInternal=True))
+
+    ovt = exu.OutputVariableType
+    return [sensor(n, ovt.Coordinates) for n in nodes], [sensor(n, ovt.Coordinates_t)
+                                                         for n in nodes]
+
+
+def solve(exu, mbs, h: float, t_end: float, n_points: int, solver: str,
+          spectral_radius: float = 0.8, full_newton: bool = True,
+          newton_tol: float | None = None, ignore_singular_jacobian: bool = False) -> None:
+    """Generalized-α at the fixed step ``h`` over ``[0, t_end]``, sensors written at the
+    ``n_points`` output times; raises RuntimeError when Exudyn's solver fails."""
+    ss = exu.SimulationSettings()
+    ti = ss.timeIntegration
+    ti.numberOfSteps = int(round(t_end / h))
+    ti.endTime = float(t_end)
+    ti.verboseMode = 0
+    ti.generalizedAlpha.spectralRadius = float(spectral_radius)
+    ti.generalizedAlpha.computeInitialAccelerations = True
+    ti.newton.useModifiedNewton = not full_newton
+    if newton_tol is not None:
+        ti.newton.relativeTolerance = float(newton_tol)
+        ti.newton.absoluteTolerance = float(newton_tol)
+    ss.linearSolver.solverType = getattr(exu.LinearSolverType, solver)
+    # passing singular poses (IFToMM A02): the dense LU with full pivoting skips dependent rows
+    ss.linearSolver.ignoreSingularJacobian = bool(ignore_singular_jacobian)
+    ss.solution.file.write = False
+    # a hair under the output spacing, so rounding of the step times never skips an output
+    # (0.999 x the spacing drifts: a write is due at "last write + period")
+    ss.solution.sensors.writePeriod = (1.0 - 1e-7) * t_end / (n_points - 1)
+    ss.show.statistics = False
+    ss.show.computationTime = False
+    if not exu.SolveDynamic(mbs, ss, solverType=exu.DynamicSolverType.GeneralizedAlpha):
+        raise RuntimeError("Exudyn dynamic solver failed")
+
+
+def read_states(mbs, q_sensors: list, v_sensors: list, ref: np.ndarray,
+                t_out: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+    """``(q, qd, offset)``: the nodes' coordinates (``ref`` added) and velocities resampled at
+    ``t_out``, and the largest distance of an output time from the stored step times (0 when
+    every output falls on a step, as it should)."""
+    q = np.empty((len(t_out), 3 * len(q_sensors)))
+    qd = np.empty_like(q)
+
+    def resample(sensor):
+        d = np.asarray(mbs.GetSensorStoredData(sensor), dtype=float)
+        ts, vals = d[:, 0], d[:, 1:]
+        keep = np.append(np.diff(ts) > 0.0, True)  # drop repeated time stamps
+        ts, vals = ts[keep], vals[keep]
+        return np.column_stack([np.interp(t_out, ts, vals[:, c]) for c in range(3)]), ts
+
+    sampled = None
+    for i, (qs, vs) in enumerate(zip(q_sensors, v_sensors)):
+        q[:, 3 * i: 3 * i + 3] = resample(qs)[0] + ref[3 * i: 3 * i + 3]
+        qd[:, 3 * i: 3 * i + 3], sampled = resample(vs)
+    return q, qd, float(np.max(np.min(np.abs(t_out[:, None] - sampled[None, :]), axis=1)))
