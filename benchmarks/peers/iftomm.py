@@ -70,13 +70,26 @@ def reference_errors(case: str, t: np.ndarray, q: np.ndarray, qd: np.ndarray,
                        vx - half * np.sin(th) * w, vy + half * np.cos(th) * w], -1)
         err = np.abs(b0 - o.a02_b0(t, n))
         return {"reference_error": float(err.max()),
-                "reference_error_xy_vxvy": [float(v) for v in err.max(0)]}
+                "reference_error_xy_vxvy": [float(v) for v in err.max(0)],
+                "reference_error_so_far": _so_far(t, err)}
     ref = o.a03_reference(t)
     theta = q[:, 2::3] - (0.0 if frame_offsets is None else frame_offsets)
-    want = ref["q"] @ o.A03_BODY_ANGLES.T
+    err = np.abs(theta - ref["q"] @ o.A03_BODY_ANGLES.T)
     want_rate = ref["qd"] @ o.A03_BODY_ANGLES.T
-    return {"reference_error": float(np.abs(theta - want).max()),
-            "rate_error": float(np.abs(qd[:, 2::3] - want_rate).max())}
+    return {"reference_error": float(err.max()),
+            "rate_error": float(np.abs(qd[:, 2::3] - want_rate).max()),
+            "reference_error_so_far": _so_far(t, err)}
+
+
+def _so_far(t: np.ndarray, err: np.ndarray) -> list:
+    """``[[t_i, max error over [0, t_i]], ...]``: to compare runs over a common span."""
+    return [[float(a), float(b)] for a, b in zip(t, np.maximum.accumulate(err.max(1)))]
+
+
+def error_until(rec: dict, t: float) -> float:
+    """A record's largest error over ``[0, t]`` (its output times up to ``t``)."""
+    rows = [e for s, e in rec["reference_error_so_far"] if s <= t + 1e-12]
+    return rows[-1] if rows else math.nan
 
 
 def _a02_energy_error(case: str, t, q, qd) -> dict:
