@@ -191,3 +191,44 @@ def test_matrices_report_the_unstabilized_multipliers(alpha):
     np.testing.assert_allclose(got["lambda_mult"], lam_ref, rtol=1e-10,
                                atol=1e-10 * np.abs(lam_ref).max())
     np.testing.assert_allclose(got["qdd"], qdd_ref, rtol=1e-10, atol=1e-10 * np.abs(qdd_ref).max())
+
+
+@pytest.mark.parametrize("make", ["everything", "scissor"])
+def test_plain_equations_of_batch_code_match_the_spec_path(make):
+    """The sweep's batch code integrates :meth:`CompiledSystem.plain_assembly`: without the
+    diagonal scale and the singular window's terms, its accelerations and multipliers are
+    those of the term-by-term path (α = 0) off the constraints, and it reads none of those
+    run parameters."""
+    from quivira.examples import scissor
+
+    if make == "everything":
+        m = everything_model()
+    else:
+        m = scissor(2)
+        m.add_torsional_spring(0, 1, 35.0, name="hinge")  # a load in the plain equations
+    m.set_stabilization(0.0)
+    cs = m.compiled()
+    plain = cs.plain_assembly()
+    assert plain is not cs.assembly
+    layout = [k for k, _ in qv.model.symbolic.parameter_layout(m._data)]
+    unused = {i for i, k in enumerate(layout)
+              if k[0] in ("diagonal_scale", "window_keep", "window_t0", "window_accel")}
+    exprs = list(plain.parts.qdd) + list(plain.parts.lambda_mult)
+    used = {int(str(p)[1:]) for e in exprs for p in hy.get_params(e)}
+    assert not used & unused
+    if make == "scissor":  # the full equations do carry the window (not structurally regular)
+        full = {int(str(p)[1:]) for e in cs.parts.qdd for p in hy.get_params(e)}
+        assert full & unused
+    cf = hy.cfunc(exprs, vars=[*cs.parts.q, *cs.parts.qd])
+    pars = cs.parameters(m.parameter_values())
+    ref = oracle(m)
+    n = m.n_coordinates
+    states, times = random_states(m, 8, seed=5)
+    for s, t in zip(states, times):
+        kw = {"time": t} if cf.is_time_dependent else {}
+        got = cf(s, pars=pars[: cf.nparams], **kw)
+        qdd_ref, lam_ref = ref(s, t)
+        np.testing.assert_allclose(got[:n], qdd_ref, rtol=1e-10,
+                                   atol=1e-10 * np.abs(qdd_ref).max())
+        np.testing.assert_allclose(got[n:], lam_ref, rtol=1e-10,
+                                   atol=1e-10 * np.abs(lam_ref).max())

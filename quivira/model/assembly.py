@@ -216,11 +216,15 @@ class BarAssembly:
 
 
 def assemble_bar_model(data: ModelData, solver="ordered",
-                       excluded: frozenset = frozenset()) -> BarAssembly:
+                       excluded: frozenset = frozenset(), run_terms: bool = True) -> BarAssembly:
     """Build the model's equations (see the module docstring).
 
     The rows ``excluded`` (redundant ones, see :func:`~quivira.model.symbolic.collect`) are
-    left out.
+    left out. ``run_terms=False`` leaves out what only the scalar simulator's passage through
+    singular poses uses: the diagonal scale :math:`1 + ε` of W and the window's terms
+    (:func:`window_acceleration`), i.e. the equations at their values outside a window, for
+    code that never crosses a singular pose itself (a sweep's batch lanes hand such a variant
+    to the scalar simulator). The runtime parameters and derived coefficients are the same.
     """
     layout = parameter_layout(data)
     index = {key: k for k, (key, _) in enumerate(layout)}
@@ -228,12 +232,12 @@ def assemble_bar_model(data: ModelData, solver="ordered",
     coefs = mo.Coefficients(len(layout))
     _angles(data)
     try:
-        return _assemble(data, solver, layout, index, col, coefs)
+        return _assemble(data, solver, layout, index, col, coefs, run_terms)
     finally:
         _angles(None)
 
 
-def _assemble(data, solver, layout, index, col, coefs) -> BarAssembly:
+def _assemble(data, solver, layout, index, col, coefs, run_terms=True) -> BarAssembly:
     n_bars = len(data.bars)
     n = data.n_coordinates()
     q, qd = variables(data)
@@ -299,7 +303,7 @@ def _assemble(data, solver, layout, index, col, coefs) -> BarAssembly:
         for ell, parts in W_poly[k].items():
             w = mo.to_expression(mo.add(*parts), coefs, atoms)
             if not is_zero(w):
-                if ell == k:
+                if ell == k and run_terms:
                     w = as_expression(w) * diag_scale
                 W_rows[k][ell] = w
                 W_rows[ell][k] = w
@@ -327,7 +331,7 @@ def _assemble(data, solver, layout, index, col, coefs) -> BarAssembly:
         lam, W_solve = _solve_W(W_rows, rhs, solver)
     else:
         lam, W_solve = [], None
-    window = W_solve is not None and not structurally_regular(J_rows)
+    window = run_terms and W_solve is not None and not structurally_regular(J_rows)
     # across a singular pose (see singular_window): keep = 0 and the constraint accelerations
     # a_0 + a_1 (t - t_e) of the window instead of those of the solve
     lam_used = [x * hy.par[index[("window_keep",)]] for x in lam] if window else lam

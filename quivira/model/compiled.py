@@ -127,6 +127,9 @@ class CompiledSystem:
     ta_future: Future | None = field(default=None, repr=False)
     #: guards the start of the background compilations (held briefly, never while waiting)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    #: ``(data, solver, excluded)`` the equations were assembled from (see :meth:`plain_assembly`)
+    source: tuple | None = field(default=None, repr=False)
+    _plain: object = field(default=None, repr=False)
 
     @property
     def ta(self):
@@ -251,6 +254,28 @@ class CompiledSystem:
         rhs = self.expand_parameters([r for _, r in sys])
         return [(v, r) for (v, _), r in zip(sys, rhs, strict=True)]
 
+    def plain_assembly(self) -> BarAssembly:
+        r"""Return the equations without the terms of the passage through singular poses.
+
+        :func:`~quivira.model.assembly.assemble_bar_model` with ``run_terms=False``: the
+        values of :math:`\ddot q` and :math:`\lambda` are those of :attr:`assembly` outside a
+        window (diagonal scale 1, window terms 0) with fewer operations. For code that never
+        crosses a singular pose itself, such as a sweep's batch lanes. Built on first use,
+        with the same runtime parameters; :attr:`assembly` itself when the two do not share
+        their derived coefficients (or have no such terms).
+        """
+        if self._plain is None:
+            plain = self.assembly
+            if self.source is not None:
+                data, solver, excluded = self.source
+                asm = assemble_bar_model(data, solver, excluded, run_terms=False)
+                mine = self.coefficients._terms
+                theirs = asm.coefficients._terms
+                if len(theirs) <= len(mine) and theirs == mine[:len(theirs)]:
+                    plain = asm
+            self._plain = plain
+        return self._plain
+
     @property
     def decomposition_size(self) -> int:
         """Length of heyoka's decomposition of the ODE system (a measure of its cost)."""
@@ -315,6 +340,7 @@ def compile_system(data: ModelData, tol: float | None, options: dict,
     cs = CompiledSystem(asm, parts, (sys, kwargs), outputs, pattern, n, m, parts.n_holonomic,
                         tol, dict(options), asm.coefficients, timings, cf_opts)
     cs.terminal_events, cs.recorded_events, cs.event_log = terminal, recorded, event_log
+    cs.source = (data, solver, excluded)
     cs.monitor = any(e["role"] in ("singular", "regular") for e in terminal)
     if integrator:
         cs.start_integrator()

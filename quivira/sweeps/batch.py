@@ -41,6 +41,7 @@ import heyoka as hy
 import numpy as np
 
 from .._entries import as_expression
+from ..lagrangian import first_order_system
 from ..model.compiled import (
     DISSIPATED,
     N_ENERGY,
@@ -132,7 +133,9 @@ def build_batch_integrator(cs: CompiledSystem, size: int, threshold_index: int,
     :math:`h = (\sum_k 1/r_k)^{-1}` falling through ``p_thr`` (``hy.par[threshold_index]``).
     Since :math:`\min_k r_k / m \le h \le \min_k r_k`, a lane in which any ratio falls below
     the threshold stops there or earlier (it is then run in the scalar simulator, with its
-    exact monitor); event detection costs one root search per step instead of ``m``.
+    exact monitor); event detection costs one root search per step instead of ``m``. The
+    equations are :meth:`~quivira.model.compiled.CompiledSystem.plain_assembly`'s: those of
+    the scalar code outside a singular window, without the window's terms.
     """
     element_events = [e for e in cs.terminal_events if e["role"] not in ("singular", "regular")]
     if element_events or cs.recorded_events:
@@ -140,11 +143,11 @@ def build_batch_integrator(cs: CompiledSystem, size: int, threshold_index: int,
                         for e in element_events + cs.recorded_events})
         return None, [], ("element events (" + ", ".join(kinds) + ") run in the scalar "
                           "simulator")
-    sys = cs.ode_system()
-    asm = cs.assembly
+    asm = cs.plain_assembly()  # no window terms: a singular lane goes to the scalar code
+    sys = first_order_system(asm.parts)
     if asm.collected.ledger:
         sys += [(WORK, asm.power_in), (DISSIPATED, asm.dissipation)]
-    ratios = singularity_measures(cs.parts)
+    ratios = singularity_measures(asm.parts)
     kwargs = dict(cs.options)
     if opt_level is not None:
         kwargs["opt_level"] = int(opt_level)
