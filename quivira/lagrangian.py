@@ -500,9 +500,16 @@ class WSolve:
 
     def pivot_ratios(self, W_rows: list) -> list:
         """Expressions :math:`d_k / W_{kk}` of the pivots, in the factorization's order."""
+        return [1.0 / x for x in self.inverse_pivot_ratios(W_rows)]
+
+    def inverse_pivot_ratios(self, W_rows: list) -> list:
+        r"""Expressions :math:`W_{kk} / d_k`, in the factorization's order.
+
+        One product each: the factorization's :math:`1/d_k` times the diagonal of W.
+        """
         if self.fac is None:
             return []
-        return [1.0 / (as_expression(inv_d) * as_expression(W_rows[self.perm[k]][self.perm[k]]))
+        return [as_expression(inv_d) * as_expression(W_rows[self.perm[k]][self.perm[k]])
                 for k, inv_d in enumerate(self.fac.inv_diag)]
 
 

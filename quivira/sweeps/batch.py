@@ -40,7 +40,6 @@ from typing import Any
 import heyoka as hy
 import numpy as np
 
-from .._entries import as_expression
 from ..lagrangian import first_order_system
 from ..model.compiled import (
     DISSIPATED,
@@ -49,7 +48,6 @@ from ..model.compiled import (
     CompiledSystem,
     evaluate_dynamics,
     evaluate_outputs,
-    singularity_measures,
 )
 from ..model.data import ModelData
 from ..model.simulator import Simulator, initial_state, mass_diagonal
@@ -133,7 +131,10 @@ def build_batch_integrator(cs: CompiledSystem, size: int, threshold_index: int,
     :math:`h = (\sum_k 1/r_k)^{-1}` falling through ``p_thr`` (``hy.par[threshold_index]``).
     Since :math:`\min_k r_k / m \le h \le \min_k r_k`, a lane in which any ratio falls below
     the threshold stops there or earlier (it is then run in the scalar simulator, with its
-    exact monitor); event detection costs one root search per step instead of ``m``. The
+    exact monitor); event detection costs one root search per step instead of ``m``, and
+    :math:`1/r_k = W_{kk}\,(1/d_k)` is one product of terms the solve computes anyway
+    (scissor-8, 16 lanes: the monitor adds 15 % to the integration instead of 26 % with
+    :math:`r_k` itself inverted). The
     equations are :meth:`~quivira.model.compiled.CompiledSystem.plain_assembly`'s: those of
     the scalar code outside a singular window, without the window's terms.
     """
@@ -147,15 +148,15 @@ def build_batch_integrator(cs: CompiledSystem, size: int, threshold_index: int,
     sys = first_order_system(asm.parts)
     if asm.collected.ledger:
         sys += [(WORK, asm.power_in), (DISSIPATED, asm.dissipation)]
-    ratios = singularity_measures(asm.parts)
+    W_solve = asm.parts.W_solve
+    inv = [] if W_solve is None else W_solve.inverse_pivot_ratios(asm.parts.W_rows)
     kwargs = dict(cs.options)
     if opt_level is not None:
         kwargs["opt_level"] = int(opt_level)
     if cs.tol is not None:
         kwargs["tol"] = cs.tol
     monitor = []
-    if ratios:
-        inv = [1.0 / as_expression(r) for r in ratios]
+    if inv:
         h = 1.0 / (inv[0] if len(inv) == 1 else hy.sum(inv))
         monitor = [hy.t_event_batch(h - hy.par[threshold_index],
                                     direction=hy.event_direction.negative, cooldown=0.0)]
