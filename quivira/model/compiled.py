@@ -269,9 +269,7 @@ class CompiledSystem:
             if self.source is not None:
                 data, solver, excluded = self.source
                 asm = assemble_bar_model(data, solver, excluded, run_terms=False)
-                mine = self.coefficients._terms
-                theirs = asm.coefficients._terms
-                if len(theirs) <= len(mine) and theirs == mine[:len(theirs)]:
+                if self.coefficients.extends(asm.coefficients):
                     plain = asm
             self._plain = plain
         return self._plain

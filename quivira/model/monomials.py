@@ -97,6 +97,11 @@ class Coefficients:
         """Return the number of derived parameters."""
         return len(self._terms)
 
+    def extends(self, other: Coefficients) -> bool:
+        """Whether every derived parameter of ``other`` is one of these, at the same index."""
+        n = len(other._terms)
+        return other.n_base == self.n_base and other._terms == self._terms[:n]
+
     def expression(self, coef: ParamPoly) -> hy.expression | None:
         """Return the coefficient as one expression.
 
