@@ -58,6 +58,7 @@ HERE = Path(__file__).resolve().parent
 if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 import iftomm_section  # noqa: E402 - the IFToMM section, beside this file
+import paired  # noqa: E402 - the default call against the best setting, side by side
 
 ROOT = HERE.parent
 RESULTS = HERE / "results"
@@ -264,6 +265,12 @@ def default_records(case: str, run_record) -> list[dict]:
     return out
 
 
+def _spec(tool: str, case: str, quick: bool, setting: dict | None = None) -> tuple:
+    """``(worker tool, case, kwargs)`` for :func:`spawn`."""
+    name, kw = tool_kwargs(tool, case, quick, setting)
+    return name, case, kw
+
+
 def tool_kwargs(tool: str, case: str, quick: bool, setting: dict | None = None) -> tuple:
     t_end = t_end_for(case, quick)
     base = {} if t_end is None else {"t_end": t_end}
@@ -455,9 +462,14 @@ def check_targets(records: list[dict]) -> list[dict]:
     return out
 
 
-def default_targets(records: list[dict], sweep: dict) -> list[dict]:
-    """Issue 19's targets on the default call (first time and warm cache) and large models."""
+def default_targets(records: list[dict], sweep: dict, pairs: dict | None = None) -> list[dict]:
+    """Issue 19's targets on the default call (first time and warm cache) and large models.
+
+    The default call against the best swept setting reads the side-by-side medians of
+    ``pairs`` (:mod:`paired`) where a case has them, else the sweep's minimum.
+    """
     have = {(r["case"], r["tool"]): r for r in records}
+    pairs = pairs or {}
     out = []
 
     def line(what, rows, ok):
@@ -469,6 +481,14 @@ def default_targets(records: list[dict], sweep: dict) -> list[dict]:
 
     rows, ok = [], True
     for case, sw in sweep.items():
+        pair = pairs.get(case)
+        if pair is not None:
+            e = pair.get("default_energy_error")
+            good = pair["status"] == "ok" and _finite(e)
+            ok &= good and pair["ratio"] <= 1.2 and e <= ENERGY_GOAL
+            rows.append(f"{case} {pair['ratio']:.2f}x (E {e:.1e}; side by side)" if good
+                        else f"{case}: paired runs {pair['status']}")
+            continue
         d = have.get((case, "quivira_default"), {})
         good = [r["total_s"] for r in sw if r["status"] == "ok" and _finite(r.get("energy_error"))
                 and r["energy_error"] <= ENERGY_GOAL]
@@ -632,6 +652,8 @@ def markdown(doc: dict) -> str:
         ch = doc["chosen_settings"].get(case, {})
         lines.append(f"| {case} | {_fmt_e(ch.get('energy_goal'))} | " + " | ".join(cells)
                      + f" | {ch.get('purpose')}, tol {ch.get('tol')} |")
+    if doc.get("default_vs_best"):
+        lines += default_vs_best_markdown(doc["default_vs_best"])
     if doc.get("iftomm"):
         lines += iftomm_section.markdown(doc["iftomm"], [t for t in doc["targets"]
                                                          if t["target"].startswith("IFToMM")])
@@ -640,6 +662,27 @@ def markdown(doc: dict) -> str:
     lines.append("- all records complete and plausible" if not probs
                  else "\n".join(f"- {p}" for p in probs))
     return "\n".join(lines) + "\n"
+
+
+def default_vs_best_markdown(pairs: dict) -> list[str]:
+    """The section of the paired runs (:mod:`paired`): the default call beside the best
+    swept setting."""
+    lines = ["", "## The default call beside the best setting", "",
+             "The fastest swept setting with energy error <= 1e-10 and the default call "
+             "(`quivira_default`), run alternately in fresh processes (5 pairs below 1 s, 3 "
+             "below 20 s, else 1; disk cache off): the ratio of their medians is what the "
+             "target reads (the sweep's minimum of up to twelve runs is biased low; "
+             "`benchmarks/paired.py`).", "",
+             "| case | best setting | its runs (s) | default runs (s) | ratio of medians |",
+             "|---|---|---|---|---:|"]
+    for case, p in pairs.items():
+        if p is None:
+            continue
+        ratio = f"{p['ratio']:.2f}" if p.get("status") == "ok" else p.get("status")
+        lines.append(f"| {case} | {p['setting']['purpose']}, tol {p['setting']['tol']} | "
+                     + ", ".join(f"{x:.3g}" for x in p["best_s"]) + " | "
+                     + ", ".join(f"{x:.3g}" for x in p["default_s"]) + f" | {ratio} |")
+    return lines
 
 
 def plot(doc: dict, path: Path) -> None:
@@ -760,6 +803,7 @@ def main(argv: list[str] | None = None) -> int:
     records = []
     sweep: dict[str, list] = {}
     chosen: dict[str, dict] = {}
+    pairs: dict[str, dict | None] = {}
     for case in cases:
         print(f"\n== {case}", flush=True)
         peers = [run_record(case, tool) for tool in expected[case] if tool != "quivira"]
@@ -790,6 +834,11 @@ def main(argv: list[str] | None = None) -> int:
         records.append(run_record(case, "quivira", setting, why))
         if not quick:
             records += default_records(case, run_record)
+            if rows:
+                pairs[case] = paired.paired_default(
+                    rows, ENERGY_GOAL,
+                    lambda s, case=case: spawn(*_spec("quivira", case, quick, s), cutoff),
+                    lambda case=case: spawn(*_spec("quivira_default", case, quick), cutoff))
     add_ratios(records)
 
     iftomm_rows, iftomm_targets = [], []
@@ -803,7 +852,8 @@ def main(argv: list[str] | None = None) -> int:
             iftomm_targets.append(iftomm_section.target(rows))
 
     problems = check_plausible(records, expected, quick) + iftomm_section.plausibility(iftomm_rows)
-    targets = [] if quick else check_targets(records) + default_targets(records, sweep)
+    targets = [] if quick else (check_targets(records)
+                                 + default_targets(records, sweep, pairs))
     targets += iftomm_targets
     doc = {
         "meta": {
@@ -821,6 +871,7 @@ def main(argv: list[str] | None = None) -> int:
         "iftomm": iftomm_rows,
         "quivira_settings_sweep": sweep,
         "chosen_settings": chosen,
+        "default_vs_best": pairs,
         "targets": targets,
         "plausibility": {"ok": not problems, "problems": problems},
     }
