@@ -29,9 +29,11 @@ import math
 import tempfile
 
 #: Exudyn's fixed steps, coarse to fine, each dividing the output spacing (0.05 s, 1 ms) so
-#: that every output is a step time (A03 is stiff: its spring and light links need ~µs)
+#: that every output is a step time (A03 is stiff: its spring and light links need ~µs). A03's
+#: rungs are close (1 ms / 10, 20, 30, 40, 50, ...): its error falls as h², so a wide gap would
+#: let the threshold step be much finer, and slower, than the coarsest that reaches 1e-3
 LADDERS = {"a02": (1e-3, 5e-4, 2.5e-4, 1e-4),
-           "a03": (1e-4, 5e-5, 2e-5, 1e-5, 5e-6, 2e-6, 1e-6)}
+           "a03": (1e-4, 5e-5, 1e-3 / 30, 2.5e-5, 2e-5, 1e-5, 5e-6, 2e-6, 1e-6)}
 #: the step always run beside the threshold step
 FINE_H = 1e-4
 #: the longest Exudyn run simulated in full (estimated wall seconds); longer ones stop early
@@ -48,6 +50,12 @@ FULL_CASES = ("a02-40", "a03")
 
 def _finite(x) -> bool:
     return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def exudyn_label(h: float) -> str:
+    """The record's tool name of Exudyn at the step ``h``: ``exudyn_h2e-5``, ``exudyn_h3.33e-5``."""
+    mantissa, exponent = f"{h:.2e}".split("e")
+    return f"exudyn_h{mantissa.rstrip('0').rstrip('.')}e{int(exponent)}"
 
 
 def run_case(case: str, spawn, cutoff: float, log=print) -> list[dict]:
@@ -95,12 +103,12 @@ def run_case(case: str, spawn, cutoff: float, log=print) -> list[dict]:
                     stop = max(MIN_SPAN_S[kind], stop)
                 kw["t_stop"] = min(t_end, max(1, math.floor(stop / dt_out + 1e-9)) * dt_out)
         raw = spawn("iftomm_exudyn", case, kw, max(cutoff, 4 * BUDGET_S), True)
-        rec = record(f"exudyn_h{h:.0e}".replace("e-0", "e-"), raw, h)
+        rec = record(exudyn_label(h), raw, h)
         ok = rec.get("status") == "ok" and _finite(rec.get("reference_error"))
         if ok and not reached and rec["reference_error"] <= THRESHOLD:
             rec["reaches_threshold"] = reached = True
     if FINE_H not in LADDERS[kind] and not any(r.get("h") == FINE_H for r in rows):
-        record(f"exudyn_h{FINE_H:.0e}".replace("e-0", "e-"),
+        record(exudyn_label(FINE_H),
                spawn("iftomm_exudyn", case, {"h": FINE_H}, cutoff, True), FINE_H)
     q, warm = rows[0], rows[1]
     for r in rows[2:]:
