@@ -235,18 +235,25 @@ def sweep(model, values: Any, t_end: float, *, n_points: int = 201,
         prep = Preparer(model_dict, keys, settings, model=bar_joint_model.from_dict(model_dict),
                         key=key)
         names = [int(i) for i in idx]
+        chunks = preparation_chunks(len(rows), lanes)
+        parts = [prep.prepare(rows[chunks[0]], names[chunks[0]])]  # starts the batch code
+        k = 1
         if purpose == "auto" and group_purpose == "interactive":
-            # probe on the first batch, then prepare the rest while the chosen code compiles
-            first = prep.prepare(rows[:lanes], names[:lanes])
-            key, settings, why = _auto_batch_code(model_dict, key, settings, first,
+            # while the quick-to-build code compiles, prepare more variants; probe on the
+            # first batch; prepare the rest while the chosen code compiles
+            quick_code = shared_entry(model_dict, key, settings)[2]
+            while k < len(chunks) and not quick_code.done():
+                parts.append(prep.prepare(rows[chunks[k]], names[chunks[k]]))
+                k += 1
+            key, settings, why = _auto_batch_code(model_dict, key, settings, parts[0],
                                                   len(idx), workers)
             if key[-1] is not None:
                 shared_entry(model_dict, key, settings)  # starts compiling it
             choices.append(why)
-            rest = prep.prepare(rows[lanes:], names[lanes:]) if len(rows) > lanes else None
-            prepared = first if rest is None else first.joined(rest)
-        else:
-            prepared = prep.prepare(rows, names)
+        parts += [prep.prepare(rows[c], names[c]) for c in chunks[k:]]
+        prepared = parts[0]
+        for part in parts[1:]:
+            prepared = prepared.joined(part)
         topologies.setdefault(key, len(topologies))
         groups.append((m, idx, prep))
         lanes = settings["batch_size"]
@@ -335,6 +342,18 @@ def sweep(model, values: Any, t_end: float, *, n_points: int = 201,
         max_abs_lambda=lam, energy_error=energy, status=status.astype(str),
         t_status=t_status, message=message.astype(str), events=events, scalar=scalar,
         attrs=attrs)
+
+
+def preparation_chunks(n: int, lanes: int) -> list[slice]:
+    """Slices of a group's ``n`` variants prepared together (initial states, parameters).
+
+    The first batch of ``lanes`` (the variants the ``purpose="auto"`` probe integrates), then
+    the rest in quarters of at least four batches each. The chunks depend on ``n`` and
+    ``lanes`` only, never on timing, so a sweep always prepares, and gives, the same numbers
+    (``purpose="auto"`` prepares the first chunks while its first code compiles).
+    """
+    size = max(4 * lanes, -(-(n - lanes) // 4))
+    return [slice(0, lanes)] + [slice(c, c + size) for c in range(lanes, n, size)]
 
 
 def _auto_batch_code(model_dict: dict, key: tuple, settings: dict, prepared, n_variants: int,
