@@ -84,8 +84,10 @@ def quivira_model(case: str):
         return scissor_wall(masts, cells)
     if kind == "a02":  # IFToMM A02, the N-four-bar (moving at t = 0, flat poses every half turn)
         return examples.iftomm_a02(int(size))
+    if case == "a03":  # IFToMM A03, Andrews' squeezing mechanism
+        return examples.iftomm_a03()
     raise ValueError(f"unknown case {case!r}: expected chain-N, four_bar, scissor-C, "
-                     "wall-MxC or a02-N")
+                     "wall-MxC, a02-N or a03")
 
 
 def integrator_recipe(case: str) -> tuple:
