@@ -68,7 +68,6 @@ hy.set_logger_level_trace()  # heyoka's own timings of its phases (its log: stdo
 t0 = time.perf_counter()
 ta = hy.taylor_adaptive(sys_, [0.0] * len(sys_), **kwargs)
 t1 = time.perf_counter()
-sys.stderr.flush()
 print({mark!r} + json.dumps({{"s": t1 - t0, "decomposition": len(ta.decomposition),
                               "order": ta.order, "events": len(kwargs["t_events"]),
                               "modules": len(ta.llvm_state.ir),
@@ -84,7 +83,7 @@ PHASES = {"Taylor decomposition construction runtime": "decompose",
           "Taylor LLVM compilation runtime": "llvm"}
 
 
-def phases(stderr: str) -> dict:
+def phases(log: str) -> dict:
     """Seconds per phase of heyoka's construction, and the number of segments, from its trace.
 
     ``decompose``: Taylor decomposition, CSE, topological sort, segmentation; ``ir``: LLVM IR
@@ -95,7 +94,7 @@ def phases(stderr: str) -> dict:
     """
     out = {"decompose": 0.0, "ir": 0.0, "llvm": 0.0, "segments": None}
     seen = set()
-    for line in stderr.splitlines():
+    for line in log.splitlines():
         if "N of segments:" in line and out["segments"] is None:
             out["segments"] = int(line.rsplit(":", 1)[1])
         for text, phase in PHASES.items():

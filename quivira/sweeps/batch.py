@@ -258,11 +258,13 @@ class Prepared:
     state0: np.ndarray
     scalar: list
 
-    def joined(self, other: Prepared) -> Prepared:
-        """Return the variants of ``self`` followed by those of ``other``."""
-        return Prepared(np.vstack([self.base, other.base]),
-                        np.vstack([self.state0, other.state0]),
-                        list(self.scalar) + list(other.scalar))
+    @staticmethod
+    def concatenated(parts: list[Prepared]) -> Prepared:
+        """Return the variants of ``parts``, in order, in one :class:`Prepared`."""
+        if len(parts) == 1:
+            return parts[0]
+        return Prepared(np.vstack([p.base for p in parts]), np.vstack([p.state0 for p in parts]),
+                        [r for p in parts for r in p.scalar])
 
 
 class Preparer:

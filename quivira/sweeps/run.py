@@ -19,7 +19,7 @@ from ..model.simulator import (
 )
 from ..model.symbolic import coordinate_names, topology_key
 from ..model.validation import check_flag, check_positive
-from .batch import Preparer, batch_size, context, shared_entry
+from .batch import Prepared, Preparer, batch_size, context, shared_entry
 from .distributed import execute
 from .opt_choice import choose_opt_level
 from .results import SweepResult
@@ -235,10 +235,12 @@ def sweep(model, values: Any, t_end: float, *, n_points: int = 201,
         prep = Preparer(model_dict, keys, settings, model=bar_joint_model.from_dict(model_dict),
                         key=key)
         names = [int(i) for i in idx]
-        chunks = preparation_chunks(len(rows), lanes)
+        probe = purpose == "auto" and group_purpose == "interactive"
+        # the probe's chunks; without a probe, all variants at once
+        chunks = preparation_chunks(len(rows), lanes) if probe else [slice(0, len(rows))]
         parts = [prep.prepare(rows[chunks[0]], names[chunks[0]])]  # starts the batch code
         k = 1
-        if purpose == "auto" and group_purpose == "interactive":
+        if probe:
             # while the quick-to-build code compiles, prepare more variants; probe on the
             # first batch; prepare the rest while the chosen code compiles
             quick_code = shared_entry(model_dict, key, settings)[2]
@@ -251,9 +253,7 @@ def sweep(model, values: Any, t_end: float, *, n_points: int = 201,
                 shared_entry(model_dict, key, settings)  # starts compiling it
             choices.append(why)
         parts += [prep.prepare(rows[c], names[c]) for c in chunks[k:]]
-        prepared = parts[0]
-        for part in parts[1:]:
-            prepared = prepared.joined(part)
+        prepared = Prepared.concatenated(parts)
         topologies.setdefault(key, len(topologies))
         groups.append((m, idx, prep))
         lanes = settings["batch_size"]
