@@ -60,7 +60,7 @@ def worker(springs: bool) -> dict:
             "compile_monitor_s": info.get("compile_singularity_s", 0.0),
             "energy_error": traj.relative_energy_error(),
             "min_angle": float(abs(traj.q[:, 2]).min()),
-            "decomposition_size": info["decomposition_size"]}
+            "decomposition_size": model.compiled(info["tol"]).decomposition_size}
 
 
 def main() -> int:

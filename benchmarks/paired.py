@@ -17,8 +17,11 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-#: pairs for a best setting shorter than this many seconds: 5; below LONG_S: 3; else 1
-SHORT_S, LONG_S = 1.0, 20.0
+#: pairs for a best setting shorter than this many seconds: 5; below LONG_S: 3; else 1.
+#: Five up to 4 s: there (chain-64 and -128, scissor-32 and -64) the totals of fresh processes
+#: vary by 10-20 % too (chain-64's three pairs of 2026-12-06 12:21: 1.31-1.49 s and 1.39-1.62 s),
+#: and two more pairs cost about 30 s of a 45-minute run
+SHORT_S, LONG_S = 4.0, 20.0
 
 def repeats(total_s: float) -> int:
     """Pairs of runs for a best setting of ``total_s`` seconds (fewer for long runs)."""

@@ -669,8 +669,10 @@ def default_vs_best_markdown(pairs: dict) -> list[str]:
     swept setting."""
     lines = ["", "## The default call beside the best setting", "",
              "The fastest swept setting with energy error <= 1e-10 and the default call "
-             "(`quivira_default`), run alternately in fresh processes (5 pairs below 1 s, 3 "
-             "below 20 s, else 1; disk cache off): the ratio of their medians is what the "
+             "(`quivira_default`), run alternately in fresh processes "
+             f"({paired.repeats(0.0)} pairs below {paired.SHORT_S:g} s, "
+             f"{paired.repeats(paired.SHORT_S)} below {paired.LONG_S:g} s, else 1; disk cache "
+             "off): the ratio of their medians is what the "
              "target reads (the sweep's minimum of up to twelve runs is biased low; "
              "`benchmarks/paired.py`).", "",
              "| case | best setting | its runs (s) | default runs (s) | ratio of medians |",

@@ -541,7 +541,9 @@ class Simulator:
             constraint_labels=list(col.labels),
             kinetic_energy=o["kinetic_energy"], potential_energy=o["potential_energy"],
             position_residual=o["position_residual"], velocity_residual=o["velocity_residual"],
-            info={"decomposition_size": cs.decomposition_size, "tol": cs.ta.tol,
+            # (not heyoka's decomposition size: copying it out costs 0.5 s on a 500-bar
+            # lattice; CompiledSystem.decomposition_size gives it on demand)
+            info={"tol": cs.ta.tol,
                   "stabilization": data.stabilization,
                   "order": cs.ta.order, **{k: v for k, v in cs.timings.items()
                                            if k.endswith("_s")}},
