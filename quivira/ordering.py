@@ -1,4 +1,4 @@
-"""Fill-reducing symmetric orderings of a sparsity pattern (pure Python, no SciPy).
+r"""Fill-reducing symmetric orderings of a sparsity pattern (pure Python, no SciPy).
 
 For the Delassus matrix :math:`W = J M^{-1} J^T`, symmetric positive definite when the
 constraints are independent, any symmetric permutation :math:`P W P^T` keeps every pivot of
@@ -12,6 +12,9 @@ size of the symbolic expressions):
   (lowest :func:`elimination_height` so far), then by index. On a chain this eliminates
   from both ends towards the middle ("twisted" factorization): the same fill as from one end,
   half the length of the longest chain of dependent pivots.
+* :func:`nested_dissection` — split the graph by a separator, order the parts the same way
+  and the separator last: a tree about :math:`\log_2` of a long lattice's length deep, for
+  more fill (used for large systems, see :func:`quivira.lagrangian.fill_reducing_order`).
 
 The length of that chain matters beyond the operation count: heyoka's compact mode
 evaluates a decomposition in *segments* of mutually independent operations, and both its
@@ -184,3 +187,65 @@ def fill_count(pattern: list[set[int]], order: list[int]) -> int:
         Non-zeros of :math:`L + U`, the diagonal counted once.
     """
     return elimination_cost(pattern, order)[0]
+
+
+def nested_dissection(pattern: list[set[int]], leaf: int = 8) -> list[int]:
+    """Return a nested-dissection elimination order of a symmetric pattern.
+
+    The graph is split by the middle level of a breadth-first search from a peripheral node
+    (a separator), its parts are ordered the same way, recursively, and each separator is
+    eliminated after both its parts; parts of at most ``leaf`` nodes (and parts that a level
+    does not split) are ordered by :func:`minimum_degree`. The pivots of the two parts do not
+    depend on each other, so the elimination tree of a long lattice has a height growing with
+    the logarithm of its length rather than with the length (a 64-cell scissor mast: 34
+    against 191 for :func:`minimum_degree`), at the price of some fill.
+
+    Parameters
+    ----------
+    pattern : list of set of int
+        As for :func:`reverse_cuthill_mckee`.
+    leaf : int
+        Parts of at most this many nodes are not split further.
+
+    Returns
+    -------
+    list of int
+        The permutation ``perm`` (new position ``k`` holds old index ``perm[k]``).
+    """
+    adj = _graph(pattern)
+    order: list[int] = []
+
+    def levels_from(start: int, nodes: set[int]) -> list[list[int]]:
+        levels, seen = [[start]], {start}
+        while True:
+            nxt = sorted({v for u in levels[-1] for v in adj[u] if v in nodes and v not in seen})
+            if not nxt:
+                return levels
+            seen.update(nxt)
+            levels.append(nxt)
+
+    def by_minimum_degree(nodes: list[int]) -> list[int]:
+        local = {v: k for k, v in enumerate(nodes)}
+        sub = [{local[w] for w in adj[v] if w in local} for v in nodes]
+        return [nodes[k] for k in minimum_degree(sub)]
+
+    def dissect(nodes: set[int]) -> None:
+        todo = set(nodes)
+        while todo:  # one connected part at a time
+            start = min(todo, key=lambda v: (len(adj[v] & nodes), v))
+            levels = levels_from(start, nodes)
+            far = min(levels[-1], key=lambda v: (len(adj[v] & nodes), v))
+            levels = levels_from(far, nodes)  # from a peripheral node: the longest spread
+            part = {v for lev in levels for v in lev}
+            todo -= part
+            if len(part) <= leaf or len(levels) < 3:
+                order.extend(by_minimum_degree(sorted(part)))
+                continue
+            mid = len(levels) // 2
+            middle = range(max(1, len(levels) // 3), max(mid + 1, 2 * len(levels) // 3))
+            separator = levels[min(middle, key=lambda k: (len(levels[k]), abs(k - mid)))]
+            dissect(part - set(separator))
+            order.extend(by_minimum_degree(separator))
+
+    dissect(set(range(len(adj))))
+    return order

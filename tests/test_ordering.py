@@ -16,6 +16,7 @@ from quivira.ordering import (
     elimination_height,
     fill_count,
     minimum_degree,
+    nested_dissection,
     reverse_cuthill_mckee,
 )
 
@@ -53,6 +54,7 @@ def patterns(draw):
 def test_fill_and_height_match_dense_elimination(pattern, data):
     n = len(pattern)
     orders = [list(range(n)), minimum_degree(pattern), reverse_cuthill_mckee(pattern),
+              nested_dissection(pattern), nested_dissection(pattern, leaf=2),
               data.draw(st.permutations(range(n)))]
     for order in orders:
         assert sorted(order) == list(range(n))
@@ -74,3 +76,19 @@ def test_minimum_degree_eliminates_a_chain_from_both_ends():
         assert elimination_height(p, natural) == n
         assert elimination_height(p, md) == n // 2 + 1
         assert {md[0], md[1]} == {0, n - 1}
+
+
+def test_nested_dissection_of_a_chain_is_logarithmically_deep():
+    """A path of n nodes split at its middle, recursively (parts of <= 8 nodes by minimum
+    degree): the elimination tree is about log2(n / 8) + 4 deep instead of n / 2 + 1, and
+    each separator node adds fill along the part beside it, so L + U holds at most
+    n (log2 n + 1) non-zeros (3 n - 2 without fill)."""
+    import math
+
+    for n in (9, 33, 100, 255, 1000):
+        p = path(n)
+        nd = nested_dissection(p)
+        assert sorted(nd) == list(range(n))
+        assert elimination_height(p, nd) <= math.log2(n / 8) + 5
+        assert elimination_height(p, minimum_degree(p)) == n // 2 + 1
+        assert 3 * n - 2 <= fill_count(p, nd) <= n * (math.log2(n) + 1)
