@@ -543,11 +543,10 @@ def fill_reducing_order(pattern: list[set[int]]) -> list[int]:
     bound. Two-dimensional lattices (a 16 x 16 wall of masts) have shallow trees already and
     keep minimum degree.
     """
-    candidates = [reverse_cuthill_mckee(pattern), minimum_degree(pattern)]
     # fewest non-zeros of the factors, then the shortest chain of dependent pivots
-    costs = [elimination_cost(pattern, p) for p in candidates]
-    k = min(range(len(candidates)), key=costs.__getitem__)
-    perm, (nnz, height) = candidates[k], costs[k]
+    (nnz, height), perm = min(((elimination_cost(pattern, p), p)
+                               for p in (reverse_cuthill_mckee(pattern), minimum_degree(pattern))),
+                              key=lambda cost_perm: cost_perm[0])
     if len(pattern) >= DISSECTION_MIN_ROWS:
         nd = nested_dissection(pattern)
         nd_nnz, nd_height = elimination_cost(pattern, nd)

@@ -67,9 +67,9 @@ def run(case: str, purpose: str = "interactive", tol: float | None = 1e-12,
         **figures(mech, traj.t, traj.q, traj.qd),
         "settings": {"purpose": "interactive" if defaults else purpose,
                      "tol": info.get("tol") if defaults else tol, "order": info.get("order"),
+                     # the system simulated: its tolerance (info) and purpose, cached
                      "decomposition_size": model.compiled(
-                         info["tol"] if defaults else tol,
-                         "interactive" if defaults else purpose).decomposition_size,
+                         info["tol"], "interactive" if defaults else purpose).decomposition_size,
                      "singular_threshold": 1e-8 if defaults else 0.0, "n_points": n_points,
                      "heyoka_diskcache": bool(diskcache or cache_dir), "defaults": defaults,
                      "singularity_monitor": info.get("singularity_monitor", "off"),
