@@ -27,54 +27,70 @@ def _segment(b: Bar):
 
 
 def intersections(bars: list[Bar], tol: float) -> list[tuple[np.ndarray, list[tuple[int, float]]]]:
-    """Points where two or more bars meet, each with the ``(bar, s)`` incidences there.
+    r"""Points where two or more bars meet, each with the ``(bar, s)`` incidences there.
 
     Bars meeting at one point (within the distance ``tol``) form one group; collinear
     overlaps along a length are ignored (no unique point), collinear bars touching end to end
     meet at the shared end. Only bars are segments: particles and rigid bodies (issue 21) are
     skipped (they are joined explicitly).
+
+    Segments :math:`p_a + u_a r_a` and :math:`p_b + u_b r_b` meet where
+    :math:`u_a = (d \times r_b)/(r_a \times r_b)`, :math:`u_b = (d \times r_a)/(r_a \times r_b)`
+    with :math:`d = p_b - p_a`, both in :math:`[0, 1]` (widened by ``tol``); the test runs on
+    all pairs at once in numpy, and only the pairs that meet or are parallel are visited.
     """
-    segs = [_segment(b) if getattr(b, "body_kind", "bar") == "bar" else None for b in bars]
     eps = tol
+    idx = [i for i, b in enumerate(bars) if getattr(b, "body_kind", "bar") == "bar"]
+    segs = {i: _segment(bars[i]) for i in idx}
     hits: list[tuple[np.ndarray, int, float]] = []
-    for a in range(len(bars)):
-        if segs[a] is None:
+    if len(idx) < 2:
+        return []
+    P0 = np.array([segs[i][0] for i in idx])
+    R = np.array([segs[i][1] - segs[i][0] for i in idx])
+    L = np.sqrt(R[:, 0] * R[:, 0] + R[:, 1] * R[:, 1])
+    ia, ib = np.triu_indices(len(idx), 1)  # the pairs a < b, in the order of a double loop
+    ra, rb = R[ia], R[ib]
+    d = P0[ib] - P0[ia]
+    cross = ra[:, 0] * rb[:, 1] - ra[:, 1] * rb[:, 0]
+    parallel = np.abs(cross) <= 1e-12 * L[ia] * L[ib]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ua = (d[:, 0] * rb[:, 1] - d[:, 1] * rb[:, 0]) / cross
+        ub = (d[:, 0] * ra[:, 1] - d[:, 1] * ra[:, 0]) / cross
+        ta, tb = eps / L[ia], eps / L[ib]
+        meet = ((-ta <= ua) & (ua <= 1 + ta) & (-tb <= ub) & (ub <= 1 + tb))
+    # parallel pairs: the distances between their end points, (s_a, s_b) = (0, 0) ... (1, 1)
+    ends = [(sa, sb) for sa in (0.0, 1.0) for sb in (0.0, 1.0)]
+    touch = np.zeros(len(ia), dtype=bool)
+    for sa, sb in ends:  # a pre-filter, a hair wider than the exact test below
+        gap = (P0[ia] + sa * ra) - (P0[ib] + sb * rb)
+        touch |= np.sqrt(gap[:, 0] ** 2 + gap[:, 1] ** 2) <= eps * (1 + 1e-9)
+    touch &= parallel
+    for k in np.nonzero(touch | (meet & ~parallel))[0]:
+        a, b = idx[ia[k]], idx[ib[k]]
+        pa, pb = P0[ia[k]], P0[ib[k]]
+        Ra, Rb = R[ia[k]], R[ib[k]]
+        if parallel[k]:  # only shared end points count
+            for sa, sb in ends:
+                P = pa + sa * Ra
+                if np.linalg.norm(P - (pb + sb * Rb)) <= eps:
+                    hits.append((P, a, sa - 0.5))
+                    hits.append((P, b, sb - 0.5))
             continue
-        pa, qa = segs[a]
-        ra = qa - pa
-        for b in range(a + 1, len(bars)):
-            if segs[b] is None:
-                continue
-            pb, qb = segs[b]
-            rb = qb - pb
-            cross = ra[0] * rb[1] - ra[1] * rb[0]
-            d = pb - pa
-            la, lb = np.linalg.norm(ra), np.linalg.norm(rb)
-            if abs(cross) <= 1e-12 * la * lb:  # parallel: only shared end points count
-                for ua in (0.0, 1.0):
-                    for ub in (0.0, 1.0):
-                        P = pa + ua * ra
-                        Q = pb + ub * rb
-                        if np.linalg.norm(P - Q) <= eps:
-                            hits.append((P, a, ua - 0.5))
-                            hits.append((P, b, ub - 0.5))
-                continue
-            ua = (d[0] * rb[1] - d[1] * rb[0]) / cross
-            ub = (d[0] * ra[1] - d[1] * ra[0]) / cross
-            ta, tb = eps / la, eps / lb
-            if -ta <= ua <= 1 + ta and -tb <= ub <= 1 + tb:
-                ua, ub = min(max(ua, 0.0), 1.0), min(max(ub, 0.0), 1.0)
-                P = pa + ua * ra
-                hits.append((P, a, ua - 0.5))
-                hits.append((P, b, ub - 0.5))
+        sa, sb = min(max(float(ua[k]), 0.0), 1.0), min(max(float(ub[k]), 0.0), 1.0)
+        P = pa + sa * Ra
+        hits.append((P, a, sa - 0.5))
+        hits.append((P, b, sb - 0.5))
+    # each hit joins the first group (in order of creation) whose point is within eps
     groups: list[tuple[np.ndarray, list[tuple[int, float]]]] = []
+    centres = np.empty((len(hits), 2))
     for P, bar, s in hits:
-        for G in groups:
-            if np.linalg.norm(G[0] - P) <= eps:
-                if all(bb != bar for bb, _ in G[1]):
-                    G[1].append((bar, s))
-                break
+        near = np.nonzero(np.linalg.norm(centres[:len(groups)] - P, axis=1) <= eps)[0]
+        if near.size:
+            G = groups[near[0]]
+            if all(bb != bar for bb, _ in G[1]):
+                G[1].append((bar, s))
         else:
+            centres[len(groups)] = P
             groups.append((P, [(bar, s)]))
     return [(P, sorted(inc)) for P, inc in groups if len(inc) >= 2]
 

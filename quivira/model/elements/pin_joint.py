@@ -134,17 +134,19 @@ def infer_joints(data, eps: float) -> None:
     from ..geometry import intersections
 
     joints = data.of(PinJoint)
+    # where each joint is (its first bar's point), one row per joint, in the joints' order
+    where = [data.bars[jt.bars[0]].point(jt.s[0]) for jt in joints]
     for P, inc in intersections(data.bars, eps):
         scale = max(1.0, float(np.max(np.abs(P))))
         existing = None
-        for jt in joints:
-            b0, s0 = jt.bars[0], jt.s[0]
-            if np.linalg.norm(np.array(data.bars[b0].point(s0)) - P) <= 10 * eps * scale:
-                existing = jt
-                break
+        if where:
+            near = np.nonzero(np.linalg.norm(np.array(where) - P, axis=1)
+                              <= 10 * eps * scale)[0]
+            existing = joints[near[0]] if near.size else None
         inc = [(b, _snap_s(s)) for b, s in inc]
         if existing is None:
             joints.append(PinJoint([b for b, _ in inc], [s for _, s in inc]))
+            where.append(data.bars[inc[0][0]].point(inc[0][1]))
         else:
             for b, s in inc:
                 if b not in existing.bars:
