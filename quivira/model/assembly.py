@@ -79,7 +79,7 @@ def _angles(data: ModelData | None) -> None:
     """Set the angle coordinates of the bodies of ``data`` for this thread (None: 3 per body)."""
     _LAYOUT.maps = None
     if data is not None and data.has_particles():
-        angle = {i: data.theta_index(i) for i in range(len(data.bars))}
+        angle = dict(enumerate(data.theta_indices()))
         _LAYOUT.maps = (angle, {j: i for i, j in angle.items() if j is not None})
 
 
@@ -238,13 +238,11 @@ def assemble_bar_model(data: ModelData, solver="ordered",
 
 
 def _assemble(data, solver, layout, index, col, coefs, run_terms=True) -> BarAssembly:
-    n_bars = len(data.bars)
     n = data.n_coordinates()
     q, qd = variables(data)
     offsets = data.offsets()
     factors = {}
-    for i in range(n_bars):
-        j = data.theta_index(i)
+    for i, j in enumerate(data.theta_indices()):
         if j is not None:
             factors[f"c{i}"], factors[f"s{i}"] = hy.cos(q[j]), hy.sin(q[j])
     for j in range(n):

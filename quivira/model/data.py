@@ -406,7 +406,11 @@ class ModelData:
 
     def theta_index(self, i: int) -> int | None:
         """Index of body ``i``'s angle in ``q`` (None for a particle)."""
-        return self.offsets()[i] + 2 if self.bars[i].rotates else None
+        return self.theta_indices()[i]
+
+    def theta_indices(self) -> list[int | None]:
+        """Index of every body's angle in ``q`` (None for a particle), in one pass."""
+        return [k + 2 if b.rotates else None for k, b in zip(self.offsets(), self.bars)]
 
     def names(self) -> list[str]:
         """Names of the named constraints, in registry order."""

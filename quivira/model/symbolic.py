@@ -473,8 +473,7 @@ def build_symbolic(data: ModelData, *, use_pars: bool = True) -> SymbolicModel:
     n = len(data.bars)
     q, qd = variables(data)
     factors: dict[str, hy.expression] = {}
-    for i in range(n):
-        j = data.theta_index(i)
+    for i, j in enumerate(data.theta_indices()):
         if j is not None:
             factors[f"c{i}"], factors[f"s{i}"] = hy.cos(q[j]), hy.sin(q[j])
     for j in range(len(q)):
