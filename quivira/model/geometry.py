@@ -26,6 +26,12 @@ def _segment(b: Bar):
     return np.array([x - dx, y - dy]), np.array([x + dx, y + dy])
 
 
+def first_within(points: np.ndarray, P: np.ndarray, radius: float) -> int | None:
+    """Index of the first row of ``points`` within ``radius`` of ``P`` (None if none is)."""
+    near = np.nonzero(np.linalg.norm(points - P, axis=1) <= radius)[0]
+    return int(near[0]) if near.size else None
+
+
 def intersections(bars: list[Bar], tol: float) -> list[tuple[np.ndarray, list[tuple[int, float]]]]:
     r"""Points where two or more bars meet, each with the ``(bar, s)`` incidences there.
 
@@ -84,9 +90,9 @@ def intersections(bars: list[Bar], tol: float) -> list[tuple[np.ndarray, list[tu
     groups: list[tuple[np.ndarray, list[tuple[int, float]]]] = []
     centres = np.empty((len(hits), 2))
     for P, bar, s in hits:
-        near = np.nonzero(np.linalg.norm(centres[:len(groups)] - P, axis=1) <= eps)[0]
-        if near.size:
-            G = groups[near[0]]
+        k = first_within(centres[:len(groups)], P, eps)
+        if k is not None:
+            G = groups[k]
             if all(bb != bar for bb, _ in G[1]):
                 G[1].append((bar, s))
         else:

@@ -131,22 +131,22 @@ def infer_joints(data, eps: float) -> None:
     """
     import numpy as np
 
-    from ..geometry import intersections
+    from ..geometry import first_within, intersections
 
     joints = data.of(PinJoint)
+    meets = intersections(data.bars, eps)
     # where each joint is (its first bar's point), one row per joint, in the joints' order
-    where = [data.bars[jt.bars[0]].point(jt.s[0]) for jt in joints]
-    for P, inc in intersections(data.bars, eps):
+    where = np.empty((len(joints) + len(meets), 2))
+    for k, jt in enumerate(joints):
+        where[k] = data.bars[jt.bars[0]].point(jt.s[0])
+    for P, inc in meets:
         scale = max(1.0, float(np.max(np.abs(P))))
-        existing = None
-        if where:
-            near = np.nonzero(np.linalg.norm(np.array(where) - P, axis=1)
-                              <= 10 * eps * scale)[0]
-            existing = joints[near[0]] if near.size else None
+        k = first_within(where[:len(joints)], P, 10 * eps * scale)
+        existing = None if k is None else joints[k]
         inc = [(b, _snap_s(s)) for b, s in inc]
         if existing is None:
+            where[len(joints)] = data.bars[inc[0][0]].point(inc[0][1])
             joints.append(PinJoint([b for b, _ in inc], [s for _, s in inc]))
-            where.append(data.bars[inc[0][0]].point(inc[0][1]))
         else:
             for b, s in inc:
                 if b not in existing.bars:
