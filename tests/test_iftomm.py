@@ -162,6 +162,11 @@ def test_a02_fallback_window_regularizes_when_the_first_pass_fails(monkeypatch):
     tr = iftomm_a02(2).simulate(20.0, n_points=401, tol=TOL)
     crossings = [ev for ev in tr.events if ev["what"] == "singular pose"]
     assert crossings and all(ev["window"] == "regularized" for ev in crossings)
+    # the monitor's one event per pivot ratio watches the release inside the window: every
+    # crossing ends with "regular again", and the next flat pose is seen again
+    whats = [ev["what"] for ev in tr.events]
+    assert whats == ["singular pose", "regular again"] * len(crossings)
+    assert all(b["t"] > a["t"] for a, b in zip(tr.events, tr.events[1:]))
     err = np.abs(crank_tip(tr) - o.a02_b0(tr.t, 2)).max()
     assert err < 1e-5
     # the regularized window drops part of the vanishing mode's force: measurably less exact

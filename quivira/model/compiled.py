@@ -339,7 +339,7 @@ def compile_system(data: ModelData, tol: float | None, options: dict,
                         tol, dict(options), asm.coefficients, timings, cf_opts)
     cs.terminal_events, cs.recorded_events, cs.event_log = terminal, recorded, event_log
     cs.source = (data, solver, excluded)
-    cs.monitor = any(e["role"] in ("singular", "regular") for e in terminal)
+    cs.monitor = any(e["role"] == "singular" for e in terminal)
     if integrator:
         cs.start_integrator()
     return cs
@@ -391,15 +391,25 @@ def _recorder(log: list, k: int):
 
 
 def event_table(asm: BarAssembly, data: ModelData) -> tuple[list, list]:
-    """Return the terminal and the recorded events of the compiled system.
+    r"""Return the terminal and the recorded events of the compiled system.
 
-    These are the elements' events, and the singularity monitor, two terminal events per pivot
-    ratio of W: :math:`d_k/W_{kk} - p_{thr} = 0` falling (a singular pose comes: ``p_thr`` the
-    runtime parameter ``("singular_threshold",)``, 0 switches it off) and
-    :math:`d_k/W_{kk} - p_{rel} = 0` rising (it is passed: ``("singular_release",)``, -1 while
-    not watched). A model whose :math:`J` has full row rank at every pose, proven from its
-    structure (:func:`~quivira.model.regularity.structurally_regular`: trees of pins and
-    rollers), has no monitor.
+    These are the elements' events, and the singularity monitor: one terminal event per pivot
+    ratio :math:`r_k = d_k/W_{kk}` of W, falling through zero,
+
+    .. math:: g_k = (r_k - p_{thr})\,(r_k - p_{rel}),
+
+    with the runtime parameters ``p_thr`` (``("singular_threshold",)``) and ``p_rel``
+    (``("singular_release",)``). Since :math:`0 \le r_k \le 1` (W is positive
+    semi-definite), at most one factor changes sign: outside a window ``p_rel = -1``
+    (:math:`r_k - p_{rel} > 0`), so :math:`g_k` falls through zero when :math:`r_k` falls
+    through ``p_thr`` (a singular pose comes); inside a regularized window ``p_thr =``
+    :data:`ABOVE_RATIOS` (:math:`r_k - p_{thr} < 0`), so it falls through zero when
+    :math:`r_k` rises through ``p_rel`` (the pose is passed); with both at -1 it stays
+    positive. One event per pivot where a falling and a rising one would double the event
+    functions heyoka compiles and searches for roots at every step. A model whose :math:`J`
+    has full row rank at every pose, proven from its structure
+    (:func:`~quivira.model.regularity.structurally_regular`: trees of pins and rollers), has
+    no monitor.
     """
     terminal = [e for e in asm.events if e["terminal"]]
     recorded = [e for e in asm.events if not e["terminal"]]
@@ -408,15 +418,19 @@ def event_table(asm: BarAssembly, data: ModelData) -> tuple[list, list]:
         from .symbolic import parameter_layout
 
         keys = [key for key, _ in parameter_layout(data)]
-        thr = keys.index(("singular_threshold",))
-        rel = keys.index(("singular_release",))
+        thr = hy.par[keys.index(("singular_threshold",))]
+        rel = hy.par[keys.index(("singular_release",))]
         for k, ratio in enumerate(singularity_measures(parts)):
-            row = parts.W_solve.perm[k]
-            terminal.append({"kind": None, "position": None, "role": "singular", "row": row,
-                             "direction": "down", "expr": as_expression(ratio) - hy.par[thr]})
-            terminal.append({"kind": None, "position": None, "role": "regular", "row": row,
-                             "direction": "up", "expr": as_expression(ratio) - hy.par[rel]})
+            r = as_expression(ratio)
+            terminal.append({"kind": None, "position": None, "role": "singular",
+                             "row": parts.W_solve.perm[k], "direction": "down",
+                             "expr": (r - thr) * (r - rel)})
     return terminal, recorded
+
+
+#: a value of ``("singular_threshold",)`` above every pivot ratio: the monitor's event
+#: then watches the release (see :func:`event_table`)
+ABOVE_RATIOS = 2.0
 
 
 #: the ledger's extra state variables: work supplied and energy dissipated since t = 0

@@ -31,6 +31,7 @@ import numpy as np
 
 from . import geometry as geo
 from .compiled import (
+    ABOVE_RATIOS,
     CompiledSystem,
     compile_system,
     default_compile_options,
@@ -779,7 +780,7 @@ class _Run:
     def _on_event(self, ev: dict) -> None:
         ta = self.cs.ta
         self.last_t, self.last_state = float(ta.time), np.array(ta.state)
-        if ev["role"] in ("singular", "regular"):
+        if ev["role"] == "singular":  # the singularity monitor
             self._on_singular(ev)
             return
         kind, pos = ev["kind"], ev["position"]
@@ -806,7 +807,7 @@ class _Run:
         """
         label = self.cs.labels[ev["row"]]
         ta = self.cs.ta
-        if ev["role"] == "singular":
+        if self.base[self.index[("singular_release",)]] < 0.0:  # not in a window: it comes
             thr = self.base[self.index[("singular_threshold",)]]
             if self.singular == "stop":
                 self.failure = (f"near-singular pose: the pivot of {label} in the "
@@ -912,7 +913,7 @@ class _Run:
                     self._append(s, t)
                 return "interpolated"
             rewind()
-        self._set_base(self._window_base(1.0 + thr / 10.0, 1.5 * thr, -1.0))
+        self._set_base(self._window_base(1.0 + thr / 10.0, 1.5 * thr, ABOVE_RATIOS))
         return "regularized"
 
     def _balance(self) -> tuple[float, float]:

@@ -126,7 +126,7 @@ def variational_system(simulator, data, cs: CompiledSystem, variables: list[Vari
     vsys = hy.var_ode_sys(sys, [hy.par[i] for i in pmap.par_index], order=order)
     events = []
     for ev in cs.terminal_events:
-        if ev["role"] in ("singular", "regular"):
+        if ev["role"] == "singular":  # the singularity monitor
             continue
         element = data.elements[ev["kind"].collection][ev["position"]]
         expr = cs.expand_parameters([ev["expr"]])[0]

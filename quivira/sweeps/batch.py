@@ -138,7 +138,7 @@ def build_batch_integrator(cs: CompiledSystem, size: int, threshold_index: int,
     equations are :meth:`~quivira.model.compiled.CompiledSystem.plain_assembly`'s: those of
     the scalar code outside a singular window, without the window's terms.
     """
-    element_events = [e for e in cs.terminal_events if e["role"] not in ("singular", "regular")]
+    element_events = [e for e in cs.terminal_events if e["role"] != "singular"]
     if element_events or cs.recorded_events:
         kinds = sorted({(e["kind"].kind if e["kind"] is not None else "event")
                         for e in element_events + cs.recorded_events})
