@@ -25,6 +25,11 @@ _ZERO = hy.expression(0.0)
 
 def is_number(x: Any) -> bool:
     """Return True for real Python/NumPy numbers (bools excluded)."""
+    t = type(x)
+    if t is float or t is int:  # the common cases first: no ABC check (hot in the builds)
+        return True
+    if t is hy.expression:
+        return False
     return isinstance(x, numbers.Real) and not isinstance(x, (bool, np.bool_))
 
 
