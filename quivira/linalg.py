@@ -117,12 +117,16 @@ class LUFactorization:
         ``upper[i]`` maps column ``j > i`` to the non-zero entry :math:`U_{ij}`.
     inv_diag : tuple
         Reciprocals :math:`1/U_{ii}` of the pivots.
+    symmetric : bool
+        ``True`` for :math:`U = D L^T` (:func:`symmetric_factorize`): the back substitution
+        then reads :math:`L^T` (see :func:`solve_sparse`).
     """
 
     n: int
     lower: tuple
     upper: tuple
     inv_diag: tuple
+    symmetric: bool = False
 
     @property
     def n_nonzero(self) -> int:
@@ -284,7 +288,7 @@ def symmetric_factorize(rows: list[dict[int, Any]]) -> LUFactorization:
                     row_i[j].append(t)
                 else:
                     row_i[j] = [t]
-    return LUFactorization(n, tuple(lower), tuple(upper), tuple(inv_diag))
+    return LUFactorization(n, tuple(lower), tuple(upper), tuple(inv_diag), symmetric=True)
 
 
 def gaussian_solve_factored(factorization: LUFactorization, b: Any) -> np.ndarray:
@@ -341,6 +345,12 @@ def _solve_vector(f: LUFactorization, b: list) -> list:
                 terms.append(-_product(l_ik, y[k]))
         y[i] = flat_sum(terms)
     x: list = [0.0] * n
+    if f.symmetric:
+        for i in range(n - 1, -1, -1):
+            terms = [] if is_zero(y[i]) else [_product(y[i], f.inv_diag[i])]
+            terms += [-_product(f.lower[j][i], x[j]) for j in f.upper[i] if not is_zero(x[j])]
+            x[i] = flat_sum(terms)
+        return x
     for i in range(n - 1, -1, -1):
         terms = [y[i]]
         for j, u_ij in f.upper[i].items():
