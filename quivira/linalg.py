@@ -335,7 +335,14 @@ def gaussian_solve_factored(factorization: LUFactorization, b: Any) -> np.ndarra
 
 
 def _solve_vector(f: LUFactorization, b: list) -> list:
-    """Forward/back substitution on a list of entries (numbers or expressions)."""
+    r"""Forward/back substitution on a list of entries (numbers or expressions).
+
+    Forward :math:`y_i = b_i - \sum_{k<i} L_{ik} y_k`; back
+    :math:`x_i = (y_i - \sum_{j>i} U_{ij} x_j) / U_{ii}`, or for :math:`U = D L^T`
+    (``f.symmetric``) :math:`x_i = y_i/d_i - \sum_{j>i} L_{ji} x_j`, where :math:`y_i/d_i` is
+    ready before the sum: one operation less per level of the elimination tree on the longest
+    chain of dependent operations, along which heyoka's compact mode builds its code.
+    """
     n = f.n
     y: list = [0.0] * n
     for i in range(n):
