@@ -339,7 +339,7 @@ def compile_system(data: ModelData, tol: float | None, options: dict,
                         tol, dict(options), asm.coefficients, timings, cf_opts)
     cs.terminal_events, cs.recorded_events, cs.event_log = terminal, recorded, event_log
     cs.source = (data, solver, excluded)
-    cs.monitor = any(e["role"] == "singular" for e in terminal)
+    cs.monitor = any(is_monitor_event(e) for e in terminal)
     if integrator:
         cs.start_integrator()
     return cs
@@ -426,6 +426,11 @@ def event_table(asm: BarAssembly, data: ModelData) -> tuple[list, list]:
                              "row": parts.W_solve.perm[k], "direction": "down",
                              "expr": (r - thr) * (r - rel)})
     return terminal, recorded
+
+
+def is_monitor_event(event: dict) -> bool:
+    """Return True for an event of the singularity monitor (see :func:`event_table`)."""
+    return event["role"] == "singular"
 
 
 #: a value of ``("singular_threshold",)`` above every pivot ratio: the monitor's event

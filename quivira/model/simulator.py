@@ -39,6 +39,7 @@ from .compiled import (
     evaluate_dynamics,
     evaluate_geometry,
     evaluate_outputs,
+    is_monitor_event,
 )
 from .data import ModelData
 from .elements import BY_KIND
@@ -780,7 +781,7 @@ class _Run:
     def _on_event(self, ev: dict) -> None:
         ta = self.cs.ta
         self.last_t, self.last_state = float(ta.time), np.array(ta.state)
-        if ev["role"] == "singular":  # the singularity monitor
+        if is_monitor_event(ev):
             self._on_singular(ev)
             return
         kind, pos = ev["kind"], ev["position"]

@@ -26,7 +26,7 @@ import heyoka as hy
 import numpy as np
 
 from .._entries import as_expression
-from ..model.compiled import CompiledSystem
+from ..model.compiled import CompiledSystem, is_monitor_event
 from ..model.symbolic import parameter_layout, topology_key
 from .jets import TotalDerivative, multi_indices
 from .parameters import ParameterMap, Variable, substitution
@@ -126,7 +126,7 @@ def variational_system(simulator, data, cs: CompiledSystem, variables: list[Vari
     vsys = hy.var_ode_sys(sys, [hy.par[i] for i in pmap.par_index], order=order)
     events = []
     for ev in cs.terminal_events:
-        if ev["role"] == "singular":  # the singularity monitor
+        if is_monitor_event(ev):
             continue
         element = data.elements[ev["kind"].collection][ev["position"]]
         expr = cs.expand_parameters([ev["expr"]])[0]

@@ -48,6 +48,7 @@ from ..model.compiled import (
     CompiledSystem,
     evaluate_dynamics,
     evaluate_outputs,
+    is_monitor_event,
 )
 from ..model.data import ModelData
 from ..model.simulator import Simulator, initial_state, mass_diagonal
@@ -138,7 +139,7 @@ def build_batch_integrator(cs: CompiledSystem, size: int, threshold_index: int,
     equations are :meth:`~quivira.model.compiled.CompiledSystem.plain_assembly`'s: those of
     the scalar code outside a singular window, without the window's terms.
     """
-    element_events = [e for e in cs.terminal_events if e["role"] != "singular"]
+    element_events = [e for e in cs.terminal_events if not is_monitor_event(e)]
     if element_events or cs.recorded_events:
         kinds = sorted({(e["kind"].kind if e["kind"] is not None else "event")
                         for e in element_events + cs.recorded_events})
