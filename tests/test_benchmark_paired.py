@@ -62,3 +62,74 @@ def test_a_failed_run_is_reported_not_averaged():
 
 def test_fewer_pairs_for_long_runs():
     assert [paired.repeats(t) for t in (0.5, 5.0, 30.0)] == [5, 3, 1]
+
+
+def _runner(name, times, calls):
+    it = iter(times)
+
+    def run():
+        calls.append(name)
+        return {"status": "ok", "total_s": next(it)}
+
+    return run
+
+
+def test_close_to_bound_either_side():
+    assert paired.close_to_bound(1.4, 1.0) and paired.close_to_bound(0.7, 1.0)
+    assert not paired.close_to_bound(1.6, 1.0) and not paired.close_to_bound(0.6, 1.0)
+    assert paired.close_to_bound(1.4, 2.0) and not paired.close_to_bound(1.3, 2.0)
+    assert not paired.close_to_bound(float("nan"), 1.0)
+
+
+def test_beside_the_peer_only_the_close_calls_run_in_rounds():
+    calls = []
+    runners = {"peer": _runner("peer", [1.0, 0.8, 1.3, 0.9, 1.1], calls),  # median 1.0
+               "warm": _runner("warm", [0.95, 0.90, 1.20, 0.85, 0.92], calls),  # median 0.92
+               "first": _runner("first", [], calls)}
+    # headline: warm 1.1 / 1.0 is close to its bound 1; first 4.0 / 1.0 is 2x its bound 2
+    res = paired.peer_side_by_side("peer", {"peer": 1.0, "warm": 1.1, "first": 4.0},
+                                   {"warm": 1.0, "first": 2.0}, runners)
+    assert calls == ["peer", "warm"] * 5  # 1.1 s < 4 s: five rounds, the peer first
+    assert res["status"] == "ok" and res["rounds"] == 5
+    assert abs(res["ratios"]["warm"] - 0.92 / 1.0) < 1e-12
+    assert "first" not in res["ratios"]
+
+
+def test_beside_the_peer_nothing_close_runs_nothing():
+    calls = []
+    runners = {n: _runner(n, [], calls) for n in ("peer", "warm")}
+    assert paired.peer_side_by_side("peer", {"peer": 1.0, "warm": 0.3}, {"warm": 1.0},
+                                    runners) is None
+    assert calls == []
+
+
+def test_beside_the_peer_a_failed_run_gives_no_ratio():
+    runners = {"peer": lambda: {"status": "ok", "total_s": 1.0},
+               "warm": lambda: {"status": "timeout", "total_s": 300.0}}
+    res = paired.peer_side_by_side("peer", {"peer": 1.0, "warm": 1.0}, {"warm": 1.0},
+                                   runners)
+    assert res["status"] == "warm: timeout" and "ratios" not in res
+
+
+def _targets(beside):
+    import run
+
+    records = [{"case": "scissor-2", "tool": tool, "status": "ok", "total_s": total,
+                "energy_error": 1e-13}
+               for tool, total in (("exudyn_h1e-3", 1.0), ("quivira_default", 1.5),
+                                   ("quivira_warm", 1.1))]
+    return {t["target"].split(":")[0]: t for t in run.default_targets(records, {}, {}, beside)}
+
+
+def test_the_latency_targets_read_the_side_by_side_ratio_where_there_is_one():
+    headline = _targets({})["warm disk cache"]
+    assert headline["status"] == "MISSED" and "1.10x" in headline["figures"]
+    side = {"scissor-2": {"status": "ok", "rounds": 5, "totals": {},
+                          "ratios": {"quivira_warm": 0.92}}}
+    warm = _targets(side)["warm disk cache"]
+    assert warm["status"] == "OK" and "0.92x (side by side, medians of 5)" in warm["figures"]
+    first = _targets(side)["first time (cache off)"]  # not run side by side: the headline
+    assert first["status"] == "OK" and "1.50x" in first["figures"]
+    failed = {"scissor-2": {"status": "quivira_warm: timeout",
+                            "totals": {"exudyn_h1e-3": [1.0], "quivira_warm": []}}}
+    assert _targets(failed)["warm disk cache"]["status"] == "MISSED"
