@@ -434,7 +434,11 @@ def is_monitor_event(event: dict) -> bool:
 
 
 #: a value of ``("singular_threshold",)`` above every pivot ratio: the monitor's event
-#: then watches the release (see :func:`event_table`)
+#: then watches the release (see :func:`event_table`). Should rounding ever carry a ratio
+#: :math:`r_k` above it inside a window, nothing is lost: the window opens with :math:`r_k`
+#: at the threshold, below ``p_rel``, so :math:`r_k` rose through ``p_rel`` on its way up,
+#: and that crossing (g falling) released the window first (a release is also checked on the
+#: numbers: every ratio above 1.5 x the threshold, in the simulator's ``_on_singular``)
 ABOVE_RATIOS = 2.0
 
 
