@@ -38,6 +38,7 @@ SHORT_S, LONG_S = 4.0, 20.0
 #: the totals of fresh processes vary by 10-50 %, so farther ones cannot flip
 CLOSE = 1.5
 
+
 def repeats(total_s: float) -> int:
     """Pairs of runs for a best setting of ``total_s`` seconds (fewer for long runs)."""
     if total_s < SHORT_S:
@@ -75,24 +76,20 @@ def paired_default(rows: list[dict], bound: float, run_best: Callable[[dict], di
     if best is None:
         return None
     setting = {"purpose": best["purpose"], "tol": best["tol"]}
-    best_s, default_s, energies = [], [], []
-    for _ in range(repeats(best["total_s"])):
-        for runner, out in ((lambda: run_best(setting), best_s), (run_default, default_s)):
-            rec = runner()
-            if rec.get("status") != "ok" or not _finite(rec.get("total_s")):
-                return {"setting": setting, "status": rec.get("status", "error"),
-                        "best_s": best_s, "default_s": default_s}
-            out.append(float(rec["total_s"]))
-            if out is default_s:
-                energies.append(rec.get("energy_error"))
-    ratio = _median(default_s) / _median(best_s)
+    runs = side_by_side({"best": lambda: run_best(setting), "default": run_default},
+                        repeats(best["total_s"]))
+    best_s, default_s = runs["totals"]["best"], runs["totals"]["default"]
+    res = {"setting": setting, "status": runs["status"], "best_s": best_s,
+           "default_s": default_s}
+    if runs["status"] != "ok":
+        return res
+    energies = runs["energy_errors"]["default"]
     finite = [e for e in energies if _finite(e)]
-    res = {"setting": setting, "status": "ok", "best_s": best_s, "default_s": default_s,
-           "ratio": ratio,
-           "default_energy_error": max(finite) if len(finite) == len(energies) else None}
+    res["ratio"] = runs["medians"]["default"] / runs["medians"]["best"]
+    res["default_energy_error"] = max(finite) if len(finite) == len(energies) else None
     print(f"    paired: default {_median(default_s):.3g} s vs {setting['purpose']}, tol "
-        f"{setting['tol']} {_median(best_s):.3g} s (medians of {len(best_s)}): "
-          f"{ratio:.2f}x", flush=True)
+          f"{setting['tol']} {_median(best_s):.3g} s (medians of {len(best_s)}): "
+          f"{res['ratio']:.2f}x", flush=True)
     return res
 
 
@@ -105,18 +102,21 @@ def side_by_side(runners: dict[str, Callable[[], dict]], rounds: int) -> dict:
     """Run every runner once per round, in the order given, for ``rounds`` rounds.
 
     ``runners`` maps a name to a function that runs one fresh process and returns its record
-    (``status``, ``total_s``). Returns ``{"status", "totals": {name: [s, ...]}, "medians":
-    {name: s}}``; at the first failed run ``status`` names the runner and its status, and
-    there are no medians.
+    (``status``, ``total_s``, ``energy_error``). Returns ``{"status": "ok", "totals": {name:
+    [s, ...]}, "energy_errors": {name: [...]}, "medians": {name: s}}``; at the first failed
+    run it stops, with that run's ``status``, ``"failed"`` the runner's name and no medians.
     """
     totals: dict[str, list[float]] = {name: [] for name in runners}
+    energies: dict[str, list] = {name: [] for name in runners}
     for _ in range(rounds):
         for name, run in runners.items():
             rec = run()
             if rec.get("status") != "ok" or not _finite(rec.get("total_s")):
-                return {"status": f"{name}: {rec.get('status', 'error')}", "totals": totals}
+                return {"status": rec.get("status", "error"), "failed": name,
+                        "totals": totals, "energy_errors": energies}
             totals[name].append(float(rec["total_s"]))
-    return {"status": "ok", "totals": totals,
+            energies[name].append(rec.get("energy_error"))
+    return {"status": "ok", "totals": totals, "energy_errors": energies,
             "medians": {name: _median(v) for name, v in totals.items()}}
 
 

@@ -551,7 +551,8 @@ def default_targets(records: list[dict], sweep: dict, pairs: dict | None = None,
                 rows.append(f"{case} {ratio:.2f}x (side by side, medians of {side['rounds']})")
             elif tool in side.get("totals", {}):
                 ok = False
-                rows.append(f"{case}: side-by-side runs failed ({side['status']})")
+                rows.append(f"{case}: side-by-side runs failed ({side.get('failed')}: "
+                            f"{side['status']})")
                 continue
             else:
                 ratio = r["total_s"] / ex["total_s"]
@@ -749,7 +750,8 @@ def beside_exudyn_markdown(beside: dict) -> list[str]:
         med, ratios = side.get("medians", {}), side.get("ratios", {})
         for tool, totals in side["totals"].items():
             ratio = f"{ratios[tool]:.2f}" if tool in ratios else ""
-            median = _fmt_s(med.get(tool)) if tool in med else side["status"]
+            median = _fmt_s(med.get(tool)) if tool in med else \
+                f"{side.get('failed')}: {side['status']}"
             lines.append(f"| {case} | {tool} | " + ", ".join(f"{x:.3g}" for x in totals)
                          + f" | {median} | {ratio} |")
     return lines

@@ -108,7 +108,7 @@ def test_beside_the_peer_a_failed_run_gives_no_ratio():
                "warm": lambda: {"status": "timeout", "total_s": 300.0}}
     res = paired.peer_side_by_side("peer", {"peer": 1.0, "warm": 1.0}, {"warm": 1.0},
                                    runners)
-    assert res["status"] == "warm: timeout" and "ratios" not in res
+    assert res["status"] == "timeout" and res["failed"] == "warm" and "ratios" not in res
 
 
 def _targets(beside):
@@ -130,6 +130,6 @@ def test_the_latency_targets_read_the_side_by_side_ratio_where_there_is_one():
     assert warm["status"] == "OK" and "0.92x (side by side, medians of 5)" in warm["figures"]
     first = _targets(side)["first time (cache off)"]  # not run side by side: the headline
     assert first["status"] == "OK" and "1.50x" in first["figures"]
-    failed = {"scissor-2": {"status": "quivira_warm: timeout",
+    failed = {"scissor-2": {"status": "timeout", "failed": "quivira_warm",
                             "totals": {"exudyn_h1e-3": [1.0], "quivira_warm": []}}}
     assert _targets(failed)["warm disk cache"]["status"] == "MISSED"
