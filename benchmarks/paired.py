@@ -85,10 +85,11 @@ def paired_default(rows: list[dict], bound: float, run_best: Callable[[dict], di
         return res
     energies = runs["energy_errors"]["default"]
     finite = [e for e in energies if _finite(e)]
-    res["ratio"] = runs["medians"]["default"] / runs["medians"]["best"]
+    med = runs["medians"]
+    res["ratio"] = med["default"] / med["best"]
     res["default_energy_error"] = max(finite) if len(finite) == len(energies) else None
-    print(f"    paired: default {_median(default_s):.3g} s vs {setting['purpose']}, tol "
-          f"{setting['tol']} {_median(best_s):.3g} s (medians of {len(best_s)}): "
+    print(f"    paired: default {med['default']:.3g} s vs {setting['purpose']}, tol "
+          f"{setting['tol']} {med['best']:.3g} s (medians of {len(best_s)}): "
           f"{res['ratio']:.2f}x", flush=True)
     return res
 

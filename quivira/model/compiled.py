@@ -116,8 +116,6 @@ class CompiledSystem:
     _dynamics: object = None
     #: further compiled functions built on demand (e.g. for linearization), by key
     extra: dict = field(default_factory=dict, repr=False)
-    #: whether the integrator carries the singularity monitor's events (see :func:`event_table`)
-    monitor: bool = True
     #: the events of the integrator (see :func:`event_table`) and the log of the recorded ones
     terminal_events: list = field(default_factory=list, repr=False)
     recorded_events: list = field(default_factory=list, repr=False)
@@ -130,6 +128,11 @@ class CompiledSystem:
     #: ``(data, solver, excluded)`` the equations were assembled from (see :meth:`plain_assembly`)
     source: tuple | None = field(default=None, repr=False)
     _plain: object = field(default=None, repr=False)
+
+    @property
+    def monitor(self) -> bool:
+        """Whether the integrator carries the singularity monitor's events (:func:`event_table`)."""
+        return any(is_monitor_event(e) for e in self.terminal_events)
 
     @property
     def ta(self):
@@ -339,7 +342,6 @@ def compile_system(data: ModelData, tol: float | None, options: dict,
                         tol, dict(options), asm.coefficients, timings, cf_opts)
     cs.terminal_events, cs.recorded_events, cs.event_log = terminal, recorded, event_log
     cs.source = (data, solver, excluded)
-    cs.monitor = any(is_monitor_event(e) for e in terminal)
     if integrator:
         cs.start_integrator()
     return cs
