@@ -837,6 +837,20 @@ class EOMParts:
     velocity_residual: list
     n_holonomic: int
     W_shift: dict | None = None
+    #: when the solve runs on a reduced system (a bar model's centre pins, see
+    #: :mod:`quivira.model.centre_pins`): its W rows, and the rows of the whole system they
+    #: are, in order; None when the solve is of ``W_rows`` itself
+    W_solved: list | None = None
+    solved_rows: list | None = None
+
+    @property
+    def solve_rows(self) -> list:
+        """The rows of W that :attr:`W_solve` factorized (``W_rows`` unless reduced)."""
+        return self.W_rows if self.W_solved is None else self.W_solved
+
+    def solved_row(self, k: int) -> int:
+        """Return the row of the whole system that is row ``k`` of the solve."""
+        return k if self.solved_rows is None else self.solved_rows[k]
 
 
 def assemble_eom(

@@ -51,6 +51,14 @@ from .._entries import as_expression, is_zero
 from ..constraint_rows import holonomic_rows, velocity_rows
 from ..lagrangian import EOMParts, _solve_W
 from . import monomials as mo
+from .centre_pins import (
+    find_merges,
+    merged_columns,
+    pair_acceleration,
+    pin_multiplier,
+    reduced_inverse_masses,
+    reduced_jacobian,
+)
 from .data import ModelData
 from .elements.base import is_expression
 from .regularity import structurally_regular
@@ -216,7 +224,8 @@ class BarAssembly:
 
 
 def assemble_bar_model(data: ModelData, solver="ordered",
-                       excluded: frozenset = frozenset(), run_terms: bool = True) -> BarAssembly:
+                       excluded: frozenset = frozenset(), run_terms: bool = True,
+                       merge: bool = True) -> BarAssembly:
     """Build the model's equations (see the module docstring).
 
     The rows ``excluded`` (redundant ones, see :func:`~quivira.model.symbolic.collect`) are
@@ -225,6 +234,9 @@ def assemble_bar_model(data: ModelData, solver="ordered",
     (:func:`window_acceleration`), i.e. the equations at their values outside a window, for
     code that never crosses a singular pose itself (a sweep's batch lanes hand such a variant
     to the scalar simulator). The runtime parameters and derived coefficients are the same.
+    ``merge=False`` keeps the rows of centre pins in the solve instead of moving each pinned
+    pair of centres as one (:mod:`~quivira.model.centre_pins`): the same motion and
+    multipliers, with a larger W (for tests and comparisons).
     """
     layout = parameter_layout(data)
     index = {key: k for k, (key, _) in enumerate(layout)}
@@ -232,12 +244,13 @@ def assemble_bar_model(data: ModelData, solver="ordered",
     coefs = mo.Coefficients(len(layout))
     _angles(data)
     try:
-        return _assemble(data, solver, layout, index, col, coefs, run_terms)
+        return _assemble(data, solver, layout, index, col, coefs, run_terms, merge)
     finally:
         _angles(None)
 
 
-def _assemble(data, solver, layout, index, col, coefs, run_terms=True) -> BarAssembly:
+def _assemble(data, solver, layout, index, col, coefs, run_terms=True,
+              merge=True) -> BarAssembly:
     n = data.n_coordinates()
     q, qd = variables(data)
     offsets = data.offsets()
@@ -281,34 +294,35 @@ def _assemble(data, solver, layout, index, col, coefs, run_terms=True) -> BarAss
     qdd_a = [mo.mul(inv_M[j], f[j]) for j in range(n)]
     for o in offsets:
         qdd_a[o + 1] = mo.add(qdd_a[o + 1], mo.constant(-1.0, index[("g",)]))
-    # --- W = J M^-1 J^T (upper triangle, mirrored) and the right-hand side
-    rows_of_col: dict[int, list[int]] = {}
-    for k, r in enumerate(rows):
-        for j in r.J:
-            rows_of_col.setdefault(j, []).append(k)
-    GJ = [{j: mo.mul(inv_M[j], x) for j, x in r.J.items()} for r in rows]  # (M^-1 J^T)^T
-    W_poly: list[dict[int, list]] = [{} for _ in range(m)]
-    for j, ks in rows_of_col.items():
-        for a, k in enumerate(ks):
-            for ell in ks[a:]:
-                W_poly[k].setdefault(ell, []).append(mo.mul(rows[k].J[j], GJ[ell][j]))
-    for k, r in enumerate(rows):
-        if r.shift is not None:
-            W_poly[k].setdefault(k, []).append(r.shift)
-    W_rows: list[dict] = [{} for _ in range(m)]
-    diag_scale = hy.par[index[("diagonal_scale",)]]  # 1, or 1 + ε across singular poses
-    for k in range(m):
-        for ell, parts in W_poly[k].items():
-            w = mo.to_expression(mo.add(*parts), coefs, atoms)
-            if not is_zero(w):
-                if ell == k and run_terms:
-                    w = as_expression(w) * diag_scale
-                W_rows[k][ell] = w
-                W_rows[ell][k] = w
+    # --- centre pins: their rows leave the solve, their pairs of columns move as one
+    # (see centre_pins); the solve runs on the kept rows in the reduced columns
+    merges = find_merges(rows, col.owners, col.shifts, n_hol, index) if merge else []
+    rep = merged_columns(merges, n)
+    eliminated = {e.row for e in merges}
+    kept = [k for k in range(m) if k not in eliminated]
+    inv_Mr = reduced_inverse_masses(merges, inv_M)
+    f_r = list(f)
+    for e in merges:
+        f_r[e.i], f_r[e.j] = mo.add(f[e.i], f[e.j]), {}
+    qdd_ar = [mo.mul(inv_Mr[j], f_r[j]) for j in range(n)]
+    for o in offsets:
+        if rep[o + 1] == o + 1:
+            qdd_ar[o + 1] = mo.add(qdd_ar[o + 1], mo.constant(-1.0, index[("g",)]))
+    J_r = [reduced_jacobian(rows[k].J, rep) for k in kept] if merges else \
+        [r.J for r in rows]
+    diag_scale = hy.par[index[("diagonal_scale",)]] if run_terms else None
+    W_rows, _ = _delassus([r.J for r in rows], inv_M, [r.shift for r in rows], coefs, atoms,
+                          diag_scale)
+    if merges:
+        W_solved, GJ = _delassus(J_r, inv_Mr, [rows[k].shift for k in kept], coefs, atoms,
+                                 diag_scale)
+    else:
+        W_solved, GJ = W_rows, [{j: mo.mul(inv_M[j], x) for j, x in r.J.items()} for r in rows]
     alpha = index[("stabilization",)]
     rhs = []
-    for r in rows:
-        terms = [r.c] + [mo.mul(x, qdd_a[j]) for j, x in r.J.items() if qdd_a[j]]
+    for t, k in enumerate(kept):
+        r = rows[k]
+        terms = [r.c] + [mo.mul(x, qdd_ar[j]) for j, x in J_r[t].items() if qdd_ar[j]]
         if r.F is not None:
             terms += [mo.mul(r.v, mo.constant(2.0, alpha)), mo.mul(r.F, mo.constant(1.0, alpha,
                                                                                    alpha))]
@@ -325,29 +339,43 @@ def _assemble(data, solver, layout, index, col, coefs, run_terms=True) -> BarAss
         J_rows.append({j: x for j, x in row.items() if not is_zero(x)})
 
     # --- multipliers and accelerations
-    if m:
-        lam, W_solve = _solve_W(W_rows, rhs, solver)
+    if kept:
+        lam_r, W_solve = _solve_W(W_solved, rhs, solver)
     else:
-        lam, W_solve = [], None
+        lam_r, W_solve = [], None
     window = run_terms and W_solve is not None and not structurally_regular(J_rows)
     # across a singular pose (see singular_window): keep = 0 and the constraint accelerations
     # a_0 + a_1 (t - t_e) of the window instead of those of the solve
-    lam_used = [x * hy.par[index[("window_keep",)]] for x in lam] if window else lam
+    lam_used = [x * hy.par[index[("window_keep",)]] for x in lam_r] if window else lam_r
+    rows_of_col: dict[int, list[int]] = {}
+    for t, Jt in enumerate(J_r):
+        for j in Jt:
+            rows_of_col.setdefault(j, []).append(t)
     qdd = []
     for j in range(n):
+        if rep[j] != j:
+            qdd.append(None)  # its pair's, below
+            continue
         groups: dict[tuple, list] = {atom: [coefs.expression(c)]
-                                     for atom, c in qdd_a[j].items()}
-        for k in rows_of_col.get(j, []):
-            if is_zero(lam[k]):
+                                     for atom, c in qdd_ar[j].items()}
+        for t in rows_of_col.get(j, []):
+            if is_zero(lam_r[t]):
                 continue
-            for atom, c in GJ[k][j].items():
+            for atom, c in GJ[t][j].items():
                 e = coefs.expression(c)
                 if e is not None:
-                    groups.setdefault(atom, []).append(e * lam_used[k])
+                    groups.setdefault(atom, []).append(e * lam_used[t])
         acc = mo.grouped_sum(groups, atoms)
         if window:
             acc = acc + window_acceleration(index, j)
         qdd.append(acc)
+    for e in merges:  # the merged column's acceleration is its pair's, stabilized
+        qdd[e.j] = pair_acceleration(e, qdd[e.i], q, qd, coefs, alpha)
+    lam: list = [0.0] * m
+    for t, k in enumerate(kept):
+        lam[k] = lam_r[t]
+    if merges:
+        _pin_multipliers(merges, lam, rows, kept, f, col.mass_params, expr)
     weight_at = {o + 1: col.weight_params[i] for i, o in enumerate(offsets)}
     applied = [mo.add(f[j], mo.constant(1.0, weight_at[j]) if j in weight_at else {})
                for j in range(n)]
@@ -358,6 +386,7 @@ def _assemble(data, solver, layout, index, col, coefs, run_terms=True) -> BarAss
         Jdqd=[expr(r.c) for r in rows],
         qdd_a=[expr(x) for x in qdd_a], qdd=[as_expression(x) for x in qdd],
         lambda_mult=list(lam), W_rows=W_rows, W_solve=W_solve,
+        W_solved=W_solved if merges else None, solved_rows=kept if merges else None,
         velocity_residual=[expr(r.v) for r in rows], n_holonomic=n_hol,
         W_shift={k: as_expression(expr(p)) for k, p in enumerate(col.shifts) if p is not None})
     F = [as_expression(0.0 if r.F is None else expr(r.F)) for r in rows]
@@ -374,6 +403,57 @@ def _assemble(data, solver, layout, index, col, coefs, run_terms=True) -> BarAss
         load_forces={k: [(label, terms_expr(t)) for label, t in v]
                      for k, v in col.load_forces.items()},
         events=[dict(ev, expr=_event_expression(ev, lam, expr)) for ev in col.events])
+
+
+def _delassus(J: list[dict], inv_M: list, shifts: list, coefs, atoms,
+              diag_scale) -> tuple[list[dict], list[dict]]:
+    r"""Return :math:`W = J M^{-1} J^T` as expression rows, and :math:`(M^{-1}J^T)^T` as polys.
+
+    ``J`` rows of polys by column, ``inv_M`` the diagonal of :math:`M^{-1}` (polys),
+    ``shifts`` the diagonal shift of each row (a poly or None); the diagonal is multiplied by
+    ``diag_scale`` (:math:`1 + ε`) unless it is None. Built from the upper triangle, mirrored.
+    """
+    m = len(J)
+    rows_of_col: dict[int, list[int]] = {}
+    for k, r in enumerate(J):
+        for j in r:
+            rows_of_col.setdefault(j, []).append(k)
+    GJ = [{j: mo.mul(inv_M[j], x) for j, x in r.items()} for r in J]
+    W_poly: list[dict[int, list]] = [{} for _ in range(m)]
+    for j, ks in rows_of_col.items():
+        for a, k in enumerate(ks):
+            for ell in ks[a:]:
+                W_poly[k].setdefault(ell, []).append(mo.mul(J[k][j], GJ[ell][j]))
+    for k, shift in enumerate(shifts):
+        if shift is not None:
+            W_poly[k].setdefault(k, []).append(shift)
+    W_rows: list[dict] = [{} for _ in range(m)]
+    for k in range(m):
+        for ell, parts in W_poly[k].items():
+            w = mo.to_expression(mo.add(*parts), coefs, atoms)
+            if not is_zero(w):
+                if ell == k and diag_scale is not None:
+                    w = as_expression(w) * diag_scale
+                W_rows[k][ell] = w
+                W_rows[ell][k] = w
+    return W_rows, GJ
+
+
+def _pin_multipliers(merges, lam: list, rows: list, kept: list, f: list, mass_params: list,
+                     expr) -> None:
+    r"""Write the multipliers of the eliminated centre-pin rows into ``lam`` (in place).
+
+    :func:`~quivira.model.centre_pins.pin_multiplier` with
+    :math:`A_c = f_c + \sum_k J_{kc}\lambda_k` over the kept rows.
+    """
+    def force_on(c: int) -> hy.expression:
+        terms = [as_expression(expr(f[c]))]
+        terms += [as_expression(expr(rows[k].J[c])) * lam[k] for k in kept
+                  if c in rows[k].J and not is_zero(lam[k])]
+        return terms[0] if len(terms) == 1 else hy.sum(terms)
+
+    for e in merges:
+        lam[e.row] = pin_multiplier(e, mass_params, force_on)
 
 
 def window_acceleration(index: dict, j: int) -> hy.expression:

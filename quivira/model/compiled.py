@@ -292,7 +292,7 @@ def singularity_measures(parts) -> list:
     """Expressions :math:`d_k / W_{kk}` for every constraint row (see module docstring)."""
     if parts.W_solve is None:
         return []
-    return parts.W_solve.pivot_ratios(parts.W_rows)
+    return parts.W_solve.pivot_ratios(parts.solve_rows)
 
 
 def compile_system(data: ModelData, tol: float | None, options: dict,
@@ -425,7 +425,8 @@ def event_table(asm: BarAssembly, data: ModelData) -> tuple[list, list]:
         for k, ratio in enumerate(singularity_measures(parts)):
             r = as_expression(ratio)
             terminal.append({"kind": None, "position": None, "role": "singular",
-                             "row": parts.W_solve.perm[k], "direction": "down",
+                             "row": parts.solved_row(parts.W_solve.perm[k]),
+                             "direction": "down",
                              "expr": (r - thr) * (r - rel)})
     return terminal, recorded
 
@@ -531,11 +532,11 @@ def evaluate_singularity(cs: CompiledSystem, state: np.ndarray, pars: np.ndarray
 def evaluate_dynamics(cs: CompiledSystem, states: np.ndarray, pars: np.ndarray,
                       t: np.ndarray | float = 0.0) -> dict:
     """Multipliers, singularity measure and accelerations on ``states``, in one batch call."""
-    m = cs.m
+    m, n = cs.m, cs.n
     vals = _batch(cs.dynamics, states[:, : 2 * cs.n], pars, t)
-    sing = vals[:, m : 2 * m]
+    sing = vals[:, m : vals.shape[1] - n]  # one ratio per row of the solve
     return {
         "lambda_mult": vals[:, :m],
-        "singularity": sing.min(axis=1) if m else np.ones(vals.shape[0]),
-        "qdd": vals[:, 2 * m :],
+        "singularity": sing.min(axis=1) if sing.shape[1] else np.ones(vals.shape[0]),
+        "qdd": vals[:, vals.shape[1] - n :],
     }

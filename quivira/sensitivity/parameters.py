@@ -39,8 +39,9 @@ from ..model.data import Bar, ModelData, _Body
 from ..model.elements import Parameter
 from ..model.symbolic import coordinate_names, parameter_layout
 
-#: element parameter names that are never differentiation variables (switches)
-_NOT_DIFFERENTIABLE = {"active"}
+#: element parameter names that are never differentiation variables (switches, and the
+#: inverse mass sum of a centre pin: data of the bodies, substituted with their masses)
+_NOT_DIFFERENTIABLE = {"active", "inv_mass_sum"}
 #: bar parameters, by their formula in (m, L, g)
 _BAR_FORMULAS = {
     "inv_mass": lambda m, L, g: 1.0 / m,
@@ -94,19 +95,20 @@ class Variable:
 
 
 class _SymbolicBar:
-    """A bar whose length may be an expression (to read the elements' formulas).
+    """A body whose length and mass may be expressions (to read the elements' formulas).
 
-    Everything else is the bar's own; a point ``s`` of its axis (:meth:`local_point`, used by
+    Everything else is the body's own; a point ``s`` of its axis (:meth:`local_point`, used by
     distance links, body pins and rolling contacts) is then ``(s L, 0)`` with the symbolic
-    ``L``, so an element datum that follows the length is seen to depend on it.
+    ``L``, so an element datum that follows the length is seen to depend on it (and a centre
+    pin's :math:`1/(m_0 + m_1)` on the masses).
     """
 
     local_point = _Body.local_point
 
-    def __init__(self, bar: Bar, length) -> None:
+    def __init__(self, bar: Bar, length, mass=None) -> None:
         self._bar = bar
         self.length = length
-        self.mass = bar.mass
+        self.mass = bar.mass if mass is None else mass
         self.pose = bar.pose
         self.velocity = bar.velocity
 
@@ -285,9 +287,9 @@ def substitution(data: ModelData, variables: list[Variable]) -> ParameterMap:
             key = ("bar", i, name)
             if uses and key in index:
                 subs[hy.par[index[key]]] = hy.expression(formula(m, L, g))
-    if length_par:
-        probe = [_SymbolicBar(b, length_par.get(i, b.length)) if _is_bar(b) else b
-                 for i, b in enumerate(data.bars)]
+    if length_par or mass_par:
+        probe = [_SymbolicBar(b, length_par.get(i, b.length), mass_par.get(i, b.mass))
+                 if _is_bar(b) or i in mass_par else b for i, b in enumerate(data.bars)]
         for kind, pos, el in data.items():
             for name, value in el.parameters(probe):
                 if isinstance(value, hy.expression):

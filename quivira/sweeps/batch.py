@@ -150,7 +150,7 @@ def build_batch_integrator(cs: CompiledSystem, size: int, threshold_index: int,
     if asm.collected.ledger:
         sys += [(WORK, asm.power_in), (DISSIPATED, asm.dissipation)]
     W_solve = asm.parts.W_solve
-    inv = [] if W_solve is None else W_solve.inverse_pivot_ratios(asm.parts.W_rows)
+    inv = [] if W_solve is None else W_solve.inverse_pivot_ratios(asm.parts.solve_rows)
     kwargs = dict(cs.options)
     if opt_level is not None:
         kwargs["opt_level"] = int(opt_level)

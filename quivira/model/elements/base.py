@@ -161,15 +161,18 @@ class RowContext:
         r"""Factor name of :math:`\sin θ_i`."""
         return f"s{bar}"
 
-    def point(self, bar: int, sl: int, axis: int, sign: float = 1.0) -> mo.Poly:
+    def point(self, bar: int, sl: int | None, axis: int, sign: float = 1.0) -> mo.Poly:
         r"""Return ``sign`` times the x (``axis=0``) or y (``axis=1``) coordinate of a bar point.
 
         The coordinate is :math:`x_i + sL\cos θ_i` or :math:`y_i + sL\sin θ_i`, with ``sl`` the
-        index of the parameter :math:`sL`.
+        index of the parameter :math:`sL`; ``sl=None`` is the centre itself, :math:`x_i` or
+        :math:`y_i`.
         """
+        centre = mo.monomial((self.q(3 * bar + axis),), sign)
+        if sl is None:
+            return centre
         trig = self.cos(bar) if axis == 0 else self.sin(bar)
-        return mo.add(mo.monomial((self.q(3 * bar + axis),), sign),
-                      mo.monomial((trig,), sign, sl))
+        return mo.add(centre, mo.monomial((trig,), sign, sl))
 
     def point_velocity(self, bar: int, sl: int, axis: int, sign: float = 1.0) -> mo.Poly:
         r"""Return ``sign`` times the x or y velocity of a bar point.

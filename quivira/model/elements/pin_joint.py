@@ -9,6 +9,12 @@ with :math:`p_i(s) = (x_i, y_i) + sL_i(\cos θ_i, \sin θ_i)`. Their multipliers
 :math:`(\lambda_{k,x}, \lambda_{k,y})` are the force the joint exerts on bar :math:`b_k` at
 its joint point, and :math:`-\sum_k \lambda_k` the force on bar :math:`b_0` (global frame,
 newtons for SI data). Parameters: :math:`s_k L_{b_k}` per bar (``("joint", j, k, "sL")``).
+
+A *centre pin* joins two bodies at both their centres (:math:`s = 0` on each, the pin at the
+centre of a scissor's X): its rows are :math:`x_1 - x_0 = 0`, :math:`y_1 - y_0 = 0` exactly, and
+it carries :math:`1/(m_0 + m_1)` (``("joint", j, "inv_mass_sum")``), with which the equations
+of motion move the two centres as one (:mod:`quivira.model.centre_pins`). Being a centre pin is
+part of the topology, so moving the pin off the centres compiles the equations again.
 """
 
 from __future__ import annotations
@@ -50,22 +56,38 @@ class PinJoint(Constraint):
             raise ValueError(f"{where}: the same bar appears twice in {idx}")
         return cls(idx, [check_s(v, f"{where}: s[{k}]") for k, v in enumerate(ss)])
 
+    @property
+    def centre_pin(self) -> bool:
+        """Whether the joint pins two bodies at both their centres (see module docstring)."""
+        return len(self.bars) == 2 and all(s == 0.0 for s in self.s)
+
     def bars_used(self) -> tuple[int, ...]:
         """Return the indices of the bodies the joint touches."""
         return tuple(self.bars)
 
     def parameters(self, bars: list) -> list[tuple[tuple, float]]:
         """Return the joint's runtime parameters ``[(name, value), ...]``."""
-        return [((k, "sL"), s * bars[b].length) for k, (b, s) in enumerate(zip(self.bars, self.s))]
+        out = [((k, "sL"), s * bars[b].length) for k, (b, s) in enumerate(zip(self.bars, self.s))]
+        if self.centre_pin:
+            out.append((("inv_mass_sum",), 1.0 / (bars[self.bars[0]].mass
+                                                  + bars[self.bars[1]].mass)))
+        return out
 
     def parameter_symbols(self, position: int, bars: list) -> dict:
         """Return the LaTeX symbol of each runtime parameter of the joint."""
-        return {(k, "sL"): [(f"s_{{J{position}.{k}}}", 1), (f"L_{b}", 1)]
-                for k, b in enumerate(self.bars)}
+        out = {(k, "sL"): [(f"s_{{J{position}.{k}}}", 1), (f"L_{b}", 1)]
+               for k, b in enumerate(self.bars)}
+        if self.centre_pin:
+            b0, b1 = self.bars
+            out[("inv_mass_sum",)] = [(f"(m_{b0} + m_{b1})", -1)]
+        return out
 
     def topology(self) -> tuple:
-        """Return the joint's part of the topology key (connectivity, never values)."""
-        return tuple(self.bars)
+        """Return the joint's part of the topology key (connectivity, never values).
+
+        A centre pin is marked: its rows and equations are written for :math:`s = 0`.
+        """
+        return (*self.bars, "centre") if self.centre_pin else tuple(self.bars)
 
     def reindexed(self, removed_bar: int) -> PinJoint | None:
         """Return the joint after bar ``removed_bar`` is deleted (None if it used it)."""
@@ -87,11 +109,12 @@ class PinJoint(Constraint):
         """
         b0 = self.bars[0]
         out = []
+        centre = self.centre_pin  # the centres themselves: no sL terms
         for k in range(1, len(self.bars)):
             bk = self.bars[k]
             for axis, name in ((0, "x"), (1, "y")):
-                F = mo.add(ctx.point(bk, ctx.par(k, "sL"), axis),
-                           ctx.point(b0, ctx.par(0, "sL"), axis, -1.0))
+                F = mo.add(ctx.point(bk, None if centre else ctx.par(k, "sL"), axis),
+                           ctx.point(b0, None if centre else ctx.par(0, "sL"), axis, -1.0))
                 out.append(Row(F, f"joint {ctx.position} · bar {bk} · {name}", bk, name))
         return out
 
