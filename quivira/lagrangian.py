@@ -520,7 +520,7 @@ class WSolve:
 
 #: from this many constraint rows on, :func:`fill_reducing_order` also weighs a nested
 #: dissection (see there)
-DISSECTION_MIN_ROWS = 280
+DISSECTION_MIN_ROWS = 200
 #: factor-entry equivalent of one level of the elimination tree (see :func:`fill_reducing_order`)
 HEIGHT_WEIGHT = 25
 
@@ -536,12 +536,13 @@ def fill_reducing_order(pattern: list[set[int]]) -> list[int]:
     builds compact-mode code in time growing with the operations (about 8 per factor entry)
     and with the segments of mutually independent ones (about 3 LLVM modules per level of the
     tree), and a long lattice's minimum-degree tree is half its length deep. Measured on
-    scissor masts (first-time ``simulate`` with the defaults, fresh processes): 64 cells
-    (383 rows, height 194 against 43, non-zeros 4797 against 8117) 3.34-3.42 s against
-    2.68-2.79 s; 48 cells (287 rows) 2.74-3.31 s against 2.12-2.83 s, a warm disk cache
-    about even; 32 cells (191 rows): no gain cold and about 15 % slower warm, hence the size
-    bound. Two-dimensional lattices (a 16 x 16 wall of masts) have shallow trees already and
-    keep minimum degree.
+    scissor masts (first-time ``simulate`` with the defaults, fresh processes; their centre
+    pins out of the solve, :mod:`quivira.model.centre_pins`): 64 cells (255 rows, height 130
+    against 28, non-zeros 2891 against 4863) 1.90-1.96 s against 1.40-1.57 s, a warm disk
+    cache about even (1.06-1.10 s against 1.10-1.17 s); 32 cells (127 rows) 0.84 s against
+    0.76 s first time but 0.50-0.53 s against 0.53-0.57 s warm, hence the size bound; a
+    128-bar chain (256 rows) 3.14-3.17 s against 3.00-3.04 s. Two-dimensional lattices (a
+    16 x 16 wall of masts) have shallow trees already and keep minimum degree.
     """
     # fewest non-zeros of the factors, then the shortest chain of dependent pivots
     (nnz, height), perm = min(((elimination_cost(pattern, p), p)
