@@ -133,3 +133,50 @@ def test_the_latency_targets_read_the_side_by_side_ratio_where_there_is_one():
     failed = {"scissor-2": {"status": "timeout", "failed": "quivira_warm",
                             "totals": {"exudyn_h1e-3": [1.0], "quivira_warm": []}}}
     assert _targets(failed)["warm disk cache"]["status"] == "MISSED"
+
+
+def test_the_large_model_target_reads_the_side_by_side_speed_up():
+    """chain-128's headline default call of 4.36 s against Exudyn h = 1e-4's 102 s says 23.4x
+    (MISSED); its round side by side, 3.65 s against 102 s, says 27.9x (OK)."""
+    import run
+
+    records = [{"case": "chain-128", "tool": tool, "status": "ok", "total_s": total,
+                "energy_error": err}
+               for tool, total, err in (("exudyn_h1e-4", 102.0, 1e-6),
+                                        ("quivira_default", 4.36, 1e-12))]
+
+    def large(beside_large):
+        targets = run.default_targets(records, {}, {}, {}, beside_large)
+        return next(t for t in targets if t["target"].startswith("large models"))
+
+    assert large({})["status"] == "MISSED" and "23.4x faster" in large({})["figures"]
+    side = {"chain-128": {"status": "ok", "rounds": 1, "totals": {},
+                          "ratios": {"quivira_default": 3.65 / 102.0}}}
+    got = large(side)
+    assert got["status"] == "OK" and "27.9x faster (side by side, medians of 1)" in got["figures"]
+    failed = {"chain-128": {"status": "timeout", "failed": "exudyn_h1e-4",
+                            "totals": {"exudyn_h1e-4": [], "quivira_default": []}}}
+    assert large(failed)["status"] == "MISSED"
+
+
+def test_beside_the_large_peer_runs_where_the_speed_up_is_close_to_25():
+    """A 23.4x headline speed-up (ratio 0.0427, within 1.5x of 1/25) runs side by side, once
+    for a peer of 102 s; a 60x one (ratio 0.0167, below 0.04 / 1.5) does not."""
+    calls = []
+
+    def runner(name, total):
+        def run_once():
+            calls.append(name)
+            return {"status": "ok", "total_s": total, "energy_error": 1e-12}
+        return run_once
+
+    runners = {"exudyn_h1e-4": runner("exudyn_h1e-4", 100.0),
+               "quivira_default": runner("quivira_default", 3.6)}
+    res = paired.peer_side_by_side("exudyn_h1e-4", {"exudyn_h1e-4": 102.0,
+                                                    "quivira_default": 4.36},
+                                   {"quivira_default": 1 / 25}, runners)
+    assert calls == ["exudyn_h1e-4", "quivira_default"] and res["rounds"] == 1
+    assert res["ratios"]["quivira_default"] == 3.6 / 100.0
+    assert paired.peer_side_by_side("exudyn_h1e-4", {"exudyn_h1e-4": 102.0,
+                                                     "quivira_default": 1.7},
+                                    {"quivira_default": 1 / 25}, runners) is None
