@@ -36,6 +36,11 @@ Same equations as :func:`quivira.lagrangian.assemble_eom` for the model's Lagran
    :math:`\ddot q = \ddot q_a + M^{-1} J^T \lambda`, where the terms of a coordinate sharing an
    atom are summed before the one product with it.
 
+The rows of centre pins (two bodies pinned at both centres, every scissor X) leave steps 3-5:
+the pair's centres move as one point of mass :math:`m_a + m_b`, W is built and solved for
+the other rows with the pair's columns summed, and the pin's multiplier follows from one
+body's equation (:mod:`quivira.model.centre_pins`). ``W_rows`` still holds W of all rows.
+
 Coefficients (products of lengths, inverse masses, α, ...) become derived runtime parameters
 (:class:`~quivira.model.monomials.Coefficients`): the compiled code does no arithmetic on data.
 """
@@ -311,13 +316,13 @@ def _assemble(data, solver, layout, index, col, coefs, run_terms=True,
     J_r = [reduced_jacobian(rows[k].J, rep) for k in kept] if merges else \
         [r.J for r in rows]
     diag_scale = hy.par[index[("diagonal_scale",)]] if run_terms else None
-    W_rows, _ = _delassus([r.J for r in rows], inv_M, [r.shift for r in rows], coefs, atoms,
-                          diag_scale)
+    # W of all rows (what the inspector shows), and the one that is solved
+    W_rows, GJ = _delassus([r.J for r in rows], inv_M, [r.shift for r in rows], coefs, atoms,
+                           diag_scale)
+    W_solved = W_rows
     if merges:
         W_solved, GJ = _delassus(J_r, inv_Mr, [rows[k].shift for k in kept], coefs, atoms,
                                  diag_scale)
-    else:
-        W_solved, GJ = W_rows, [{j: mo.mul(inv_M[j], x) for j, x in r.J.items()} for r in rows]
     alpha = index[("stabilization",)]
     rhs = []
     for t, k in enumerate(kept):
