@@ -284,6 +284,8 @@ PEER_BOUNDS = {"quivira_warm": 1.0, "quivira_default": 2.0}
 #: at least LARGE_SPEEDUP times faster, i.e. a ratio quivira / peer of at most 1/LARGE_SPEEDUP
 LARGE_PEER, LARGE_SPEEDUP, LARGE_BARS = "exudyn_h1e-4", 25.0, 32
 LARGE_BOUNDS = {"quivira_default": 1.0 / LARGE_SPEEDUP}
+#: the latency targets hold at an energy error at least this many times smaller than Exudyn's
+LATENCY_ACCURACY = 1e4
 
 
 def beside_peer(case: str, records: list[dict], quick: bool, cutoff: float,
@@ -555,9 +557,13 @@ def default_targets(records: list[dict], sweep: dict, pairs: dict | None = None,
             if t != tool or r.get("status") != "ok" or not _finite(ex.get("total_s")):
                 continue
             side = beside.get(case) or {}
+            acc = ex["energy_error"] / max(r["energy_error"], 1e-300) \
+                if _finite(ex.get("energy_error")) and _finite(r.get("energy_error")) else 0.0
+            acc_text = f", energy error {acc:.1e}x smaller"
             if tool in side.get("ratios", {}):
                 ratio = side["ratios"][tool]
-                rows.append(f"{case} {ratio:.2f}x (side by side, medians of {side['rounds']})")
+                rows.append(f"{case} {ratio:.2f}x (side by side, medians of {side['rounds']})"
+                            + acc_text)
             elif tool in side.get("totals", {}):
                 ok = False
                 rows.append(f"{case}: side-by-side runs failed ({side.get('failed')}: "
@@ -565,9 +571,9 @@ def default_targets(records: list[dict], sweep: dict, pairs: dict | None = None,
                 continue
             else:
                 ratio = r["total_s"] / ex["total_s"]
-                rows.append(f"{case} {ratio:.2f}x")
-            ok &= ratio <= factor
-        line(what, rows, ok)
+                rows.append(f"{case} {ratio:.2f}x" + acc_text)
+            ok &= ratio <= factor and acc >= LATENCY_ACCURACY
+        line(what + f", energy error >= {LATENCY_ACCURACY:.0e}x smaller", rows, ok)
     s64 = have.get(("scissor-64", "quivira_default"), {})
     line("scissor-64, 1 s simulated, end to end with the defaults <= 5 s",
          [f"{_fmt_s(s64.get('total_s'))} s"] if s64 else [],

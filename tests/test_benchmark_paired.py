@@ -111,14 +111,24 @@ def test_beside_the_peer_a_failed_run_gives_no_ratio():
     assert res["status"] == "timeout" and res["failed"] == "warm" and "ratios" not in res
 
 
-def _targets(beside):
+def _targets(beside, peer_energy=1e-5):
     import run
 
     records = [{"case": "scissor-2", "tool": tool, "status": "ok", "total_s": total,
-                "energy_error": 1e-13}
-               for tool, total in (("exudyn_h1e-3", 1.0), ("quivira_default", 1.5),
-                                   ("quivira_warm", 1.1))]
+                "energy_error": energy}
+               for tool, total, energy in (("exudyn_h1e-3", 1.0, peer_energy),
+                                           ("quivira_default", 1.5, 1e-13),
+                                           ("quivira_warm", 1.1, 1e-13))]
     return {t["target"].split(":")[0]: t for t in run.default_targets(records, {}, {}, beside)}
+
+
+def test_the_latency_targets_hold_only_at_an_energy_error_1e4_times_smaller():
+    """First time 1.5x (bound 2): OK with Exudyn's energy error 1e-5 (1e8x quivira's 1e-13),
+    MISSED with 5e-10 (5e3x)."""
+    ok = _targets({})["first time (cache off)"]
+    assert ok["status"] == "OK" and "1.50x, energy error 1.0e+08x smaller" in ok["figures"]
+    near = _targets({}, peer_energy=5e-10)["first time (cache off)"]
+    assert near["status"] == "MISSED" and "5.0e+03x smaller" in near["figures"]
 
 
 def test_the_latency_targets_read_the_side_by_side_ratio_where_there_is_one():
