@@ -520,7 +520,7 @@ class WSolve:
 
 #: from this many constraint rows on, :func:`fill_reducing_order` also weighs a nested
 #: dissection (see there)
-DISSECTION_MIN_ROWS = 200
+DISSECTION_MIN_ROWS = 280
 #: factor-entry equivalent of one level of the elimination tree (see :func:`fill_reducing_order`)
 HEIGHT_WEIGHT = 25
 
@@ -540,9 +540,13 @@ def fill_reducing_order(pattern: list[set[int]]) -> list[int]:
     pins out of the solve, :mod:`quivira.model.centre_pins`): 64 cells (255 rows, height 130
     against 28, non-zeros 2891 against 4863) 1.90-1.96 s against 1.40-1.57 s, a warm disk
     cache about even (1.06-1.10 s against 1.10-1.17 s); 32 cells (127 rows) 0.84 s against
-    0.76 s first time but 0.50-0.53 s against 0.53-0.57 s warm, hence the size bound; a
-    128-bar chain (256 rows) 3.14-3.17 s against 3.00-3.04 s. Two-dimensional lattices (a
-    16 x 16 wall of masts) have shallow trees already and keep minimum degree.
+    0.76 s first time but 0.50-0.53 s against 0.53-0.57 s warm; a 128-bar chain (256 rows)
+    3.14-3.17 s against 3.00-3.04 s. The bound stays above those sizes for accuracy: the
+    pivot ratios that the singularity monitor watches depend on the order, and IFToMM A02
+    with N = 40 (242 rows, 20 passes through flat poses) crosses them with a relative energy
+    error of 8.7e-10 in nested-dissection order against 6.5e-11 in minimum-degree order over
+    its 20 s. Two-dimensional lattices (a 16 x 16 wall of masts) have shallow trees already
+    and keep minimum degree.
     """
     # fewest non-zeros of the factors, then the shortest chain of dependent pivots
     (nnz, height), perm = min(((elimination_cost(pattern, p), p)
