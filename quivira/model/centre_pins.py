@@ -38,6 +38,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import heyoka as hy
+
 from . import monomials as mo
 
 
@@ -131,8 +133,6 @@ def pair_acceleration(e: Merge, qdd_i, q: list, qd: list, coefs, alpha: int):
     ``alpha`` is the index of the stabilization rate; ``coefs`` the derived parameters
     (:math:`2α`, :math:`α^2`).
     """
-    import heyoka as hy
-
     two_a = coefs.expression({(alpha,): 2.0})
     a2 = coefs.expression({(alpha, alpha): 1.0})
     return hy.sum([qdd_i, two_a * (qd[e.i] - qd[e.j]), a2 * (q[e.i] - q[e.j])])
@@ -144,8 +144,6 @@ def pin_multiplier(e: Merge, mass_params: list, force_on):
     ``force_on(col)`` returns :math:`A_{col} = f_{col} + \sum_k J_{k,col}\lambda_k` (an
     expression); ``mass_params`` the mass parameter index per coordinate.
     """
-    import heyoka as hy
-
     s = hy.par[e.inv_mass_sum] * (1.0 / e.c)
     return s * (hy.par[mass_params[e.i]] * force_on(e.j)
                 - hy.par[mass_params[e.j]] * force_on(e.i))
