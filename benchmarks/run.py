@@ -556,22 +556,13 @@ def default_targets(records: list[dict], sweep: dict, pairs: dict | None = None,
             ex = have.get((case, PEER), {})
             if t != tool or r.get("status") != "ok" or not _finite(ex.get("total_s")):
                 continue
-            side = beside.get(case) or {}
-            acc = ex["energy_error"] / max(r["energy_error"], 1e-300) \
-                if _finite(ex.get("energy_error")) and _finite(r.get("energy_error")) else 0.0
-            acc_text = f", energy error {acc:.1e}x smaller"
-            if tool in side.get("ratios", {}):
-                ratio = side["ratios"][tool]
-                rows.append(f"{case} {ratio:.2f}x (side by side, medians of {side['rounds']})"
-                            + acc_text)
-            elif tool in side.get("totals", {}):
+            ratio, how = _ratio_to_peer(beside.get(case) or {}, tool, r, ex)
+            if ratio is None:
                 ok = False
-                rows.append(f"{case}: side-by-side runs failed ({side.get('failed')}: "
-                            f"{side['status']})")
+                rows.append(f"{case}: {how}")
                 continue
-            else:
-                ratio = r["total_s"] / ex["total_s"]
-                rows.append(f"{case} {ratio:.2f}x" + acc_text)
+            acc = _energy_factor(ex, r)
+            rows.append(f"{case} {ratio:.2f}x{how}, energy error {acc:.1e}x smaller")
             ok &= ratio <= factor and acc >= LATENCY_ACCURACY
         line(what + f", energy error >= {LATENCY_ACCURACY:.0e}x smaller", rows, ok)
     s64 = have.get(("scissor-64", "quivira_default"), {})
@@ -584,19 +575,12 @@ def default_targets(records: list[dict], sweep: dict, pairs: dict | None = None,
         if t != "quivira_default" or r.get("status") != "ok" or not _finite(ex.get("total_s")) \
                 or case_info(case)["n_bars"] < LARGE_BARS:
             continue
-        acc = ex["energy_error"] / max(r["energy_error"], 1e-300) \
-            if _finite(ex.get("energy_error")) else 0.0
-        side = beside_large.get(case) or {}
-        if "quivira_default" in side.get("ratios", {}):
-            speed = 1.0 / side["ratios"]["quivira_default"]
-            how = f" (side by side, medians of {side['rounds']})"
-        elif "quivira_default" in side.get("totals", {}):
+        ratio, how = _ratio_to_peer(beside_large.get(case) or {}, "quivira_default", r, ex)
+        if ratio is None:
             ok = False
-            rows.append(f"{case}: side-by-side runs failed ({side.get('failed')}: "
-                        f"{side['status']})")
+            rows.append(f"{case}: {how}")
             continue
-        else:
-            speed, how = ex["total_s"] / r["total_s"], ""
+        speed, acc = 1.0 / ratio, _energy_factor(ex, r)
         ok &= speed >= LARGE_SPEEDUP and acc >= 1e5
         rows.append(f"{case} {speed:.1f}x faster{how}, {acc:.1e}x smaller energy error")
     line("large models (>= 32 bars): default call >= 25x faster than Exudyn h = 1e-4 at an "
@@ -612,6 +596,24 @@ def default_targets(records: list[dict], sweep: dict, pairs: dict | None = None,
                  f"({family}s of >= 16 bars) <= 1.5", [f"{slope:.2f} over {len(pts)} sizes"],
                  slope <= 1.5)
     return out
+
+
+def _ratio_to_peer(side: dict, tool: str, rec: dict, peer: dict) -> tuple[float | None, str]:
+    """Return ``(quivira / peer total, how)`` of ``tool``: the ratio of the side-by-side medians
+    where ``side`` (:func:`beside_peer`) has it (``how`` says so), else of the headline records
+    ``rec`` and ``peer`` (``how`` empty); ``(None, why)`` when the side-by-side runs failed."""
+    if tool in side.get("ratios", {}):
+        return side["ratios"][tool], f" (side by side, medians of {side['rounds']})"
+    if tool in side.get("totals", {}):
+        return None, f"side-by-side runs failed ({side.get('failed')}: {side['status']})"
+    return rec["total_s"] / peer["total_s"], ""
+
+
+def _energy_factor(peer: dict, rec: dict) -> float:
+    """How many times smaller ``rec``'s energy error is than ``peer``'s (0 without figures)."""
+    if not (_finite(peer.get("energy_error")) and _finite(rec.get("energy_error"))):
+        return 0.0
+    return peer["energy_error"] / max(rec["energy_error"], 1e-300)
 
 
 def load_average() -> list[float] | None:

@@ -380,7 +380,7 @@ def _assemble(data, solver, layout, index, col, coefs, run_terms=True,
     for t, k in enumerate(kept):
         lam[k] = lam_r[t]
     if merges:
-        _pin_multipliers(merges, lam, rows, kept, f, col.mass_params, expr)
+        _pin_multipliers(merges, lam, J_rows, f, col.mass_params, expr)
     weight_at = {o + 1: col.weight_params[i] for i, o in enumerate(offsets)}
     applied = [mo.add(f[j], mo.constant(1.0, weight_at[j]) if j in weight_at else {})
                for j in range(n)]
@@ -444,18 +444,25 @@ def _delassus(J: list[dict], inv_M: list, shifts: list, coefs, atoms,
     return W_rows, GJ
 
 
-def _pin_multipliers(merges, lam: list, rows: list, kept: list, f: list, mass_params: list,
+def _pin_multipliers(merges, lam: list, J_rows: list, f: list, mass_params: list,
                      expr) -> None:
     r"""Write the multipliers of the eliminated centre-pin rows into ``lam`` (in place).
 
     :func:`~quivira.model.centre_pins.pin_multiplier` with
-    :math:`A_c = f_c + \sum_k J_{kc}\lambda_k` over the kept rows.
+    :math:`A_c = f_c + \sum_k J_{kc}\lambda_k` over the solved rows (``lam`` is still 0 for
+    the eliminated ones), from one pass over ``J_rows`` (expressions).
     """
+    terms: dict[int, list] = {c: [as_expression(expr(f[c]))]
+                              for e in merges for c in (e.i, e.j)}
+    for k, row in enumerate(J_rows):
+        if is_zero(lam[k]):
+            continue
+        for c, x in row.items():
+            if c in terms:
+                terms[c].append(as_expression(x) * lam[k])
+
     def force_on(c: int) -> hy.expression:
-        terms = [as_expression(expr(f[c]))]
-        terms += [as_expression(expr(rows[k].J[c])) * lam[k] for k in kept
-                  if c in rows[k].J and not is_zero(lam[k])]
-        return terms[0] if len(terms) == 1 else hy.sum(terms)
+        return terms[c][0] if len(terms[c]) == 1 else hy.sum(terms[c])
 
     for e in merges:
         lam[e.row] = pin_multiplier(e, mass_params, force_on)
