@@ -93,10 +93,44 @@ def test_constant_entries_only():
 
 def test_default_tolerance_reported():
     small, large = chain(2), chain(12)   # 6 and 36 coordinates
-    ts, tl = small.simulate(0.1, n_points=3), large.simulate(0.1, n_points=3)
+    ts, tl = small.simulate(3.0, n_points=3), large.simulate(3.0, n_points=3)
     assert ts.info["tol"] == 1e-12 and tl.info["tol"] == 1e-10
     assert ts.info["tol_rule"].startswith("default")
     assert small.simulate(0.1, n_points=3, tol=1e-9).info["tol_rule"] == "given"
     # the default of a large model still conserves energy far below 1e-10 (released from rest)
     e = large.simulate(2.0, n_points=41)
     assert e.relative_energy_error() < 1e-11
+
+
+def test_time_scale_is_the_period_of_the_shortest_bar():
+    m = chain(3, length=0.5, g=4.0)
+    m.set_bar_length(1, 0.25)
+    assert m._data.time_scale() == pytest.approx(2 * math.pi * math.sqrt(0.25 / 4.0), rel=1e-15)
+    assert chain(3, g=0.0)._data.time_scale() is None
+
+
+def test_short_runs_of_large_models_take_the_tight_tolerance():
+    # chain of 12 bars of 1 m: T = 2 pi sqrt(1 / 9.81) = 2.006 s
+    assert chain(12).simulate(2.0, n_points=3).info["tol"] == 1e-12
+    assert chain(12).simulate(2.1, n_points=3).info["tol"] == 1e-10
+    assert chain(12, g=0.0).simulate(0.1, n_points=3).info["tol"] == 1e-10  # no time scale
+    # an edit of t_end re-uses the compiled code at the other default tolerance
+    m = chain(12)
+    m.simulate(3.0, n_points=3)
+    again = m.simulate(0.5, n_points=3)
+    assert again.info["tol"] == 1e-10 and "re-using" in again.info["tol_rule"]
+    assert m.compiled().tol == 1e-10 and m.is_compiled()
+    assert m._simulator.n_cached == 1
+
+
+def test_compiling_ahead_for_a_run_takes_its_default_tolerance():
+    m = chain(12)
+    assert not m.is_compiled(t_end=1.0)
+    assert m.compiled(t_end=1.0).tol == 1e-12 and m.is_compiled(t_end=1.0)
+    traj = m.simulate(1.0, n_points=3)
+    assert traj.info["tol"] == 1e-12 and "re-using" not in traj.info["tol_rule"]
+    with pytest.raises(ValueError, match="t_end"):
+        m.compiled(t_end=-1.0)
+    with pytest.raises(TypeError, match="t_end"):
+        m.is_compiled(t_end="long")
+    assert m._simulator.n_cached == 1

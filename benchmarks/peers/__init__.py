@@ -93,15 +93,17 @@ def quivira_model(case: str):
 def integrator_recipe(case: str) -> tuple:
     """``(model, cs, system, kwargs)``: the Taylor integrator ``simulate`` builds for a case.
 
-    Its first-order system and ``hy.taylor_adaptive`` keyword arguments (default tolerance and
-    compile options, the singularity monitor's events), not compiled; the output functions are
-    compiled and waited for, so that a clock started after this call times the integrator only.
+    Its first-order system and ``hy.taylor_adaptive`` keyword arguments (the default tolerance
+    of the case's run and compile options, the singularity monitor's events), not compiled; the
+    output functions are compiled and waited for, so that a clock started after this call times
+    the integrator only.
     """
     from quivira.model.compiled import compile_system, default_compile_options, default_tolerance
 
     model = quivira_model(case)
     n = model.n_coordinates
-    cs = compile_system(model._data, default_tolerance(n), default_compile_options(n),
+    tol = default_tolerance(n, t_end_of(case), model._data.time_scale())
+    cs = compile_system(model._data, tol, default_compile_options(n),
                         model.solver, integrator=False)
     cs.outputs  # noqa: B018 - waits for the background compile
     system, kwargs = cs.ta_recipe

@@ -1461,7 +1461,8 @@ class bar_joint_model:  # noqa: N801 - API name
         return arr.tolist()
 
     # ------------------------------------------------------------------ compiled code
-    def is_compiled(self, tol: float | None = None, purpose: str = "interactive") -> bool:
+    def is_compiled(self, tol: float | None = None, purpose: str = "interactive", *,
+                    t_end: float | None = None) -> bool:
         """Whether :meth:`simulate` with these options would reuse compiled code.
 
         Parameters
@@ -1470,11 +1471,14 @@ class bar_joint_model:  # noqa: N801 - API name
             Integrator tolerance, as :meth:`simulate`.
         purpose : {"interactive", "long"}
             Compile options, as :meth:`simulate`.
+        t_end : float, optional
+            Length of the run: without ``tol``, the default tolerance depends on it.
         """
-        return self._simulator.is_compiled(self._data, tol, purpose)
+        t_end = None if t_end is None else check_positive(t_end, "t_end")
+        return self._simulator.is_compiled(self._data, tol, purpose, t_end)
 
     def compiled(self, tol: float | None = None, purpose: str = "interactive", *,
-                 dynamics: bool = False):
+                 dynamics: bool = False, t_end: float | None = None):
         """Return the compiled system of the current topology (built on first use, then cached).
 
         Parameters
@@ -1486,8 +1490,13 @@ class bar_joint_model:  # noqa: N801 - API name
         dynamics : bool
             Also compile the function evaluating multipliers, accelerations and the
             singularity measure (otherwise on first need).
+        t_end : float, optional
+            Length of the run to compile for: without ``tol``, the default tolerance depends
+            on it (as :meth:`simulate`'s).
         """
-        return self._simulator.compiled(self._data, tol, purpose, dynamics=dynamics)
+        t_end = None if t_end is None else check_positive(t_end, "t_end")
+        return self._simulator.compiled(self._data, tol, purpose, dynamics=dynamics,
+                                        t_end=t_end)
 
     def sparsity(self) -> Sparsity:
         """Structural non-zeros of M, J and W of the compiled equations (boolean arrays)."""
@@ -1602,11 +1611,15 @@ class bar_joint_model:  # noqa: N801 - API name
         n_points : int
             Number of output times, evenly spaced including 0 and ``t_end``.
         tol : float, optional
-            Integrator tolerance. When None it is chosen from the model's size
+            Integrator tolerance. When None it is chosen from the model's size and the run
             (:func:`~quivira.model.compiled.default_tolerance`): 1e-12 up to 20 coordinates,
-            where compiling dominates the time, 1e-10 above, where integrating does
-            (relative energy errors stay below about 1e-12). ``traj.info`` reports what was used
-            (``tol``, ``tol_rule``, ``compact_mode``, ``opt_level``, ``singularity_monitor``).
+            where compiling dominates the time, and for runs no longer than the model's time
+            scale :math:`T = 2\pi\sqrt{\ell/g}` (ℓ the shortest bar), whose few steps cost
+            little; 1e-10 otherwise, where integrating dominates (relative energy errors stay
+            below about 1e-12). Code already compiled for this topology at another of these
+            tolerances is re-used rather than compiled again. ``traj.info`` reports what was
+            used (``tol``, ``tol_rule``, ``compact_mode``, ``opt_level``,
+            ``singularity_monitor``).
         projection : bool
             Project positions and velocities onto the constraint manifold at every output
             time (Gauss–Newton in the mass metric), removing drift on long runs.

@@ -375,6 +375,21 @@ class ModelData:
         values += [abs(v) for b in self.bars if b.pose is not None for v in b.pose[:2]]
         return max(values, default=1.0)
 
+    def time_scale(self) -> float | None:
+        r"""Return the model's time scale :math:`T = 2\pi\sqrt{\ell/g}`, or None without gravity.
+
+        :math:`\ell` is the shortest bar length: T is the period of small swings of a simple
+        pendulum that long, about the time of one swing of the model's quickest bar under
+        gravity. The default tolerance (:func:`~quivira.model.compiled.default_tolerance`)
+        treats a run no longer than T as short.
+        """
+        import math
+
+        lengths = [b.length for b in self.bars if b.length > 0]
+        if not lengths or not self.g:
+            return None
+        return 2.0 * math.pi * math.sqrt(min(lengths) / abs(self.g))
+
     def coordinate_weights(self):
         """Return the column weights ``(1, 1, L_i)`` per bar or body (``(1, 1)`` per particle).
 

@@ -32,6 +32,7 @@ import numpy as np
 from . import geometry as geo
 from .compiled import (
     ABOVE_RATIOS,
+    DEFAULT_TOL_CHOICES,
     CompiledSystem,
     compile_system,
     default_compile_options,
@@ -250,30 +251,50 @@ class Simulator:
             self._cache.popitem(last=False)
 
     # ------------------------------------------------------------------ compiled code
-    def _key(self, data: ModelData, tol: float | None, purpose: str,
+    def _key(self, data: ModelData, tol: float, purpose: str,
              excluded: frozenset = frozenset()) -> tuple:
         opts = default_compile_options(data.n_coordinates(), purpose)
-        if tol is None:
-            tol = default_tolerance(data.n_coordinates())
         return (topology_key(data), tol, tuple(sorted(opts.items())), self.solver,
                 tuple(sorted(excluded, key=str)))
 
+    def default_tol(self, data: ModelData, purpose: str = "interactive",
+                    t_end: float | None = None, excluded: frozenset = frozenset()
+                    ) -> tuple[float, str]:
+        """Return ``(tol, rule)``: the tolerance a call without ``tol`` uses, and why.
+
+        :func:`~quivira.model.compiled.default_tolerance` of the model's size, ``t_end`` and
+        time scale, unless that code is not compiled but code of this topology at another
+        tolerance of the default rule is (an edit of t_end in a widget must not compile
+        again): then that one.
+        """
+        want = default_tolerance(data.n_coordinates(), t_end, data.time_scale())
+        if self._key(data, want, purpose, excluded) in self._cache:
+            return want, "default for the model's size and run"
+        for tol in DEFAULT_TOL_CHOICES:
+            if self._key(data, tol, purpose, excluded) in self._cache:
+                return tol, (f"default, re-using the code compiled at tol {tol:g} (the rule "
+                             f"gives {want:g} for this run)")
+        return want, "default for the model's size and run"
+
     def is_compiled(self, data: ModelData, tol: float | None = None,
-                    purpose: str = "interactive") -> bool:
+                    purpose: str = "interactive", t_end: float | None = None) -> bool:
         """Whether :meth:`simulate` with these options would reuse compiled code."""
+        if tol is None:
+            tol, _ = self.default_tol(data, purpose, t_end)
         return self._key(data, tol, purpose) in self._cache
 
     def compiled(self, data: ModelData, tol: float | None = None, purpose: str = "interactive",
                  *, dynamics: bool = False, excluded: frozenset = frozenset(),
-                 integrator: bool = True) -> CompiledSystem:
+                 integrator: bool = True, t_end: float | None = None) -> CompiledSystem:
         """Return the compiled system of the topology of ``data`` (built once, then cached).
 
         With ``dynamics`` also the function of multipliers and accelerations; without the
         (redundant) rows ``excluded``. With ``integrator`` (default) the Taylor integrator
-        starts compiling in a background thread at once; without it, on first use.
+        starts compiling in a background thread at once; without it, on first use. Without
+        ``tol``, the default for a run of ``t_end`` (:meth:`default_tol`).
         """
         if tol is None:
-            tol = default_tolerance(data.n_coordinates())
+            tol, _ = self.default_tol(data, purpose, t_end, excluded)
         key = self._key(data, tol, purpose, excluded)
         with self._lock:
             cs = self._cache.get(key)
@@ -473,15 +494,17 @@ class Simulator:
             raise ValueError(f"singular must be 'pass' or 'stop', got {singular!r}")
         t_end = check_positive(t_end, "t_end")
         n_points = _check_count(n_points, "n_points", 2)
-        tol_rule = "given" if tol is not None else "default for the model's size"
         singular_threshold = _check_threshold(singular_threshold)
         purpose = _check_purpose(purpose)
         projection = check_flag(projection, "projection")
         max_steps = _check_count(max_steps, "max_steps", 1)
         max_wall_s = check_positive(max_wall_s, "max_wall_s")
         n = data.n_coordinates()
-        tol = default_tolerance(n) if tol is None else _check_tol(tol)
         with self._lock:
+            if tol is None:
+                tol, tol_rule = self.default_tol(data, purpose, t_end)
+            else:
+                tol, tol_rule = _check_tol(tol), "given"
             full = self.compiled(data, tol, purpose)
             nbytes = n_points * 8 * (4 * n + 4 * full.m + 4)
             if nbytes > MAX_OUTPUT_BYTES:

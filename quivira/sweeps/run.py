@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ..model.compiled import default_compile_options
+from ..model.compiled import default_compile_options, default_tolerance
 from ..model.simulator import (
     DEFAULT_MAX_STEPS,
     DEFAULT_MAX_WALL_S,
@@ -227,10 +227,14 @@ def sweep(model, values: Any, t_end: float, *, n_points: int = 201,
             tiny = default_compile_options(m.n_coordinates, "long")["opt_level"] == 0
             group_purpose = "long" if tiny or not batch else "interactive"
         lanes = batch_size(default_compile_options(m.n_coordinates, group_purpose))
+        # without tol, simulate's default rule for this model and t_end, one for the group
+        group_tol = tol if tol is not None else default_tolerance(
+            m.n_coordinates, t_end, m._data.time_scale())
         settings = {**common, "purpose": group_purpose, "tolerance": m.tolerance,
-                    "solver": m.solver, "batch_size": lanes}
+                    "solver": m.solver, "batch_size": lanes, "tol": group_tol}
         model_dict = m.to_dict()
-        key = (topology_key(m._data), tol, group_purpose, m.solver, not batch, lanes, None)
+        key = (topology_key(m._data), group_tol, group_purpose, m.solver, not batch, lanes,
+               None)
         rows = [{k: table[k][i] for k in keys if k != "model"} for i in idx]
         prep = Preparer(model_dict, keys, settings, model=bar_joint_model.from_dict(model_dict),
                         key=key)

@@ -362,10 +362,10 @@ class MotionPlayer(widgets.VBox):
         notes: list[str] = []
         traj = None
         try:
-            reused = self.model.is_compiled()
+            reused = self.model.is_compiled(t_end=t_end)
             self._step(0, "1/3 re-using the compiled equations…" if reused else
                        "1/3 compiling the equations of this topology (once per topology)…")
-            self.model.compiled()
+            self.model.compiled(t_end=t_end)
             t_comp = time.perf_counter()
             self._step(1, f"2/3 integrating {t_end:g} s…")
             with warnings.catch_warnings(record=True) as caught:
