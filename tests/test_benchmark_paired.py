@@ -190,3 +190,32 @@ def test_beside_the_large_peer_runs_where_the_speed_up_is_close_to_25():
     assert paired.peer_side_by_side("exudyn_h1e-4", {"exudyn_h1e-4": 102.0,
                                                      "quivira_default": 1.7},
                                     {"quivira_default": 1 / 25}, runners) is None
+
+
+def test_the_first_version_speed_up_reads_the_chosen_settings_rounds():
+    """chain-64's chosen setting: headline 1.90 s against Exudyn h = 1e-4's 46.3 s says 24.4x
+    (MISSED); side by side, 1.45 s against 49.8 s, says 34.3x (OK)."""
+    import run
+
+    records = [{"case": "chain-64", "tool": tool, "status": "ok", "total_s": total,
+                "energy_error": err}
+               for tool, total, err in (("exudyn_h1e-4", 46.3, 1e-7),
+                                        ("quivira", 1.90, 4e-14))]
+
+    def line(beside_large):
+        return next(t for t in run.check_targets(records, beside_large)
+                    if "Exudyn at h = 1e-4" in t["target"])
+
+    assert line(None)["status"] == "MISSED" and "24.4x faster;" in line(None)["figures"]
+    side = {"chain-64": {"status": "ok", "rounds": 1,
+                         "medians": {"exudyn_h1e-4": 49.8, "quivira": 1.45},
+                         "ratios": {"quivira": 1.45 / 49.8}}}
+    got = line(side)
+    assert got["status"] == "OK"
+    assert "quivira 1.45 s vs exudyn_h1e-4 49.8 s: 34.3x faster (side by side, medians of 1)" \
+        in got["figures"]
+    # the default call's rounds alone do not speak for the chosen setting
+    other = {"chain-64": {"status": "ok", "rounds": 1,
+                          "medians": {"exudyn_h1e-4": 49.8, "quivira_default": 1.45},
+                          "ratios": {"quivira_default": 1.45 / 49.8}}}
+    assert line(other)["status"] == "MISSED"
