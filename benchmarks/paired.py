@@ -28,11 +28,18 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-#: pairs for a best setting shorter than this many seconds: 5; below LONG_S: 3; else 1.
-#: Five up to 4 s: there (chain-64 and -128, scissor-32 and -64) the totals of fresh processes
-#: vary by 10-20 % too (chain-64's three pairs of 2026-12-06 12:21: 1.31-1.49 s and 1.39-1.62 s),
-#: and two more pairs cost about 30 s of a 45-minute run
+#: pairs for a best setting shorter than this many seconds: 9; below LONG_S: 3; else 1.
+#: Nine up to 4 s: there the totals of fresh processes vary by 10-25 % from one to the next
+#: (chain-64's three pairs of 2026-12-06 12:21: 1.31-1.49 s and 1.39-1.62 s), and medians of
+#: five still moved by 20 %: the full run of 2026-12-07 03:47 had chain-16's default call at
+#: [0.50, 0.48, 0.51, 0.35, 0.36] s against [0.38, 0.42, 0.35, 0.30, 0.47] s for its best
+#: setting (1.27x), where seven pairs right after it, on a quiet machine, gave 1.05x (scissor-4:
+#: 1.23x, then 1.08x). Four more pairs cost about three minutes of an hour's run.
 SHORT_S, LONG_S = 4.0, 20.0
+#: beside a peer run of at least LONG_S seconds (one round), a quivira call shorter than SHORT_S
+#: runs this many times in the round and enters with its median: the peer's long run averages
+#: the machine's slow phases over its length, a short process does not
+SHORT_BESIDE_LONG = 3
 
 #: a headline ratio within this factor of its bound, either side, is decided side by side:
 #: the totals of fresh processes vary by 10-50 %, so farther ones cannot flip
@@ -42,7 +49,7 @@ CLOSE = 1.5
 def repeats(total_s: float) -> int:
     """Pairs of runs for a best setting of ``total_s`` seconds (fewer for long runs)."""
     if total_s < SHORT_S:
-        return 5
+        return 9
     return 3 if total_s < LONG_S else 1
 
 
@@ -99,8 +106,10 @@ def close_to_bound(ratio: float, bound: float) -> bool:
     return _finite(ratio) and bound / CLOSE <= ratio <= bound * CLOSE
 
 
-def side_by_side(runners: dict[str, Callable[[], dict]], rounds: int) -> dict:
-    """Run every runner once per round, in the order given, for ``rounds`` rounds.
+def side_by_side(runners: dict[str, Callable[[], dict]], rounds: int,
+                 samples: dict[str, int] | None = None) -> dict:
+    """Run every runner once per round (``samples[name]`` times, back to back, where given),
+    in the order given, for ``rounds`` rounds.
 
     ``runners`` maps a name to a function that runs one fresh process and returns its record
     (``status``, ``total_s``, ``energy_error``). Returns ``{"status": "ok", "totals": {name:
@@ -109,14 +118,16 @@ def side_by_side(runners: dict[str, Callable[[], dict]], rounds: int) -> dict:
     """
     totals: dict[str, list[float]] = {name: [] for name in runners}
     energies: dict[str, list] = {name: [] for name in runners}
+    samples = samples or {}
     for _ in range(rounds):
         for name, run in runners.items():
-            rec = run()
-            if rec.get("status") != "ok" or not _finite(rec.get("total_s")):
-                return {"status": rec.get("status", "error"), "failed": name,
-                        "totals": totals, "energy_errors": energies}
-            totals[name].append(float(rec["total_s"]))
-            energies[name].append(rec.get("energy_error"))
+            for _ in range(samples.get(name, 1)):
+                rec = run()
+                if rec.get("status") != "ok" or not _finite(rec.get("total_s")):
+                    return {"status": rec.get("status", "error"), "failed": name,
+                            "totals": totals, "energy_errors": energies}
+                totals[name].append(float(rec["total_s"]))
+                energies[name].append(rec.get("energy_error"))
     return {"status": "ok", "totals": totals, "energy_errors": energies,
             "medians": {name: _median(v) for name, v in totals.items()}}
 
@@ -138,7 +149,9 @@ def peer_side_by_side(peer: str, headline: dict[str, float], bounds: dict[str, f
     if not close:
         return None
     rounds = repeats(max(headline[n] for n in [peer, *close]))
-    res = side_by_side({n: runners[n] for n in [peer, *close]}, rounds)
+    samples = {c: SHORT_BESIDE_LONG for c in close
+               if headline[peer] >= LONG_S and headline[c] < SHORT_S}
+    res = side_by_side({n: runners[n] for n in [peer, *close]}, rounds, samples)
     res["rounds"] = rounds
     if res["status"] == "ok":
         med = res["medians"]

@@ -487,8 +487,7 @@ def check_targets(records: list[dict], beside_large: dict | None = None) -> list
         if "quivira" in side.get("ratios", {}) and side["ratios"]["quivira"] > 0:
             med = side["medians"]
             qt, pt, bound = med["quivira"], med[peer], False
-            speed, how = 1.0 / side["ratios"]["quivira"], \
-                f" (side by side, medians of {side['rounds']})"
+            speed, how = 1.0 / side["ratios"]["quivira"], _side_text(side, "quivira")
         acc = pe / qe if _finite(pe) and _finite(qe) and qe > 0 else None
         speed_ok = speed is not None and speed >= speed_goal
         acc_ok = acc is not None and acc >= acc_goal
@@ -614,10 +613,19 @@ def _ratio_to_peer(side: dict, tool: str, rec: dict, peer: dict) -> tuple[float 
     where ``side`` (:func:`beside_peer`) has it (``how`` says so), else of the headline records
     ``rec`` and ``peer`` (``how`` empty); ``(None, why)`` when the side-by-side runs failed."""
     if tool in side.get("ratios", {}):
-        return side["ratios"][tool], f" (side by side, medians of {side['rounds']})"
+        return side["ratios"][tool], _side_text(side, tool)
     if tool in side.get("totals", {}):
         return None, f"side-by-side runs failed ({side.get('failed')}: {side['status']})"
     return rec["total_s"] / peer["total_s"], ""
+
+
+def _side_text(side: dict, tool: str) -> str:
+    """How ``tool``'s side-by-side figure was taken: medians of the rounds, or of more runs of
+    ``tool`` where it ran several times per round (:data:`paired.SHORT_BESIDE_LONG`)."""
+    runs = len(side.get("totals", {}).get(tool, [])) or side["rounds"]
+    if runs == side["rounds"]:
+        return f" (side by side, medians of {side['rounds']})"
+    return f" (side by side, {side['rounds']} round(s); quivira's median of {runs} runs)"
 
 
 def _energy_factor(peer: dict, rec: dict) -> float:
@@ -784,8 +792,11 @@ def beside_exudyn_markdown(beside: dict, large: bool = False) -> list[str]:
                 f"Where the headline speed-up over Exudyn h = 1e-4 of the default call or of "
                 f"the chosen setting (`quivira`) on a model of at least {LARGE_BARS} bars was "
                 f"within {paired.CLOSE:g}x of {LARGE_SPEEDUP:g}x, either side, they ran again "
-                f"in rounds, one fresh process each per round, Exudyn first {rounds}: the "
-                "targets read the ratio of their medians (`benchmarks/paired.py`).", ""]
+                f"in rounds, one fresh process each per round, Exudyn first {rounds}; a "
+                f"quivira call shorter than {paired.SHORT_S:g} s beside an Exudyn run of "
+                f"{paired.LONG_S:g} s or more ran {paired.SHORT_BESIDE_LONG} times in its "
+                "round: the targets read the ratio of their medians (`benchmarks/paired.py`).",
+                ""]
     else:
         head = ["", "## quivira beside Exudyn h = 1e-3", "",
                 "Where a headline ratio of the default call (bound 2) or of the warm call "

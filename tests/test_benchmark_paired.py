@@ -31,8 +31,8 @@ def test_fastest_setting_reaching_the_bound():
 
 def test_alternates_and_takes_the_ratio_of_medians():
     calls = []
-    best_times = iter([0.10, 0.30, 0.11, 0.09, 0.12])  # median 0.11
-    default_times = iter([0.13, 0.12, 0.50, 0.14, 0.12])  # median 0.13
+    best_times = iter([0.10, 0.30, 0.11, 0.09, 0.12, 0.11, 0.08, 0.13, 0.10])  # median 0.11
+    default_times = iter([0.13, 0.12, 0.50, 0.14, 0.12, 0.13, 0.15, 0.11, 0.14])  # median 0.13
 
     def run_best(setting):
         calls.append(("best", setting["tol"]))
@@ -43,7 +43,7 @@ def test_alternates_and_takes_the_ratio_of_medians():
         return {"status": "ok", "total_s": next(default_times), "energy_error": 3e-14}
 
     res = paired.paired_default(ROWS, 1e-10, run_best, run_default)
-    assert calls == [("best", 1e-11), ("default", None)] * 5  # 0.10 s < 1 s: five pairs
+    assert calls == [("best", 1e-11), ("default", None)] * 9  # 0.10 s < 4 s: nine pairs
     assert res["status"] == "ok"
     assert abs(res["ratio"] - 0.13 / 0.11) < 1e-12
     assert res["default_energy_error"] == 3e-14
@@ -61,7 +61,7 @@ def test_a_failed_run_is_reported_not_averaged():
 
 
 def test_fewer_pairs_for_long_runs():
-    assert [paired.repeats(t) for t in (0.5, 5.0, 30.0)] == [5, 3, 1]
+    assert [paired.repeats(t) for t in (0.5, 5.0, 30.0)] == [9, 3, 1]
 
 
 def _runner(name, times, calls):
@@ -83,14 +83,16 @@ def test_close_to_bound_either_side():
 
 def test_beside_the_peer_only_the_close_calls_run_in_rounds():
     calls = []
-    runners = {"peer": _runner("peer", [1.0, 0.8, 1.3, 0.9, 1.1], calls),  # median 1.0
-               "warm": _runner("warm", [0.95, 0.90, 1.20, 0.85, 0.92], calls),  # median 0.92
+    runners = {"peer": _runner("peer", [1.0, 0.8, 1.3, 0.9, 1.1, 1.0, 1.2, 0.7, 1.05],
+                                       calls),  # median 1.0
+               "warm": _runner("warm", [0.95, 0.90, 1.20, 0.85, 0.92, 0.93, 0.80, 1.0, 0.91],
+                               calls),  # median 0.92
                "first": _runner("first", [], calls)}
     # headline: warm 1.1 / 1.0 is close to its bound 1; first 4.0 / 1.0 is 2x its bound 2
     res = paired.peer_side_by_side("peer", {"peer": 1.0, "warm": 1.1, "first": 4.0},
                                    {"warm": 1.0, "first": 2.0}, runners)
-    assert calls == ["peer", "warm"] * 5  # 1.1 s < 4 s: five rounds, the peer first
-    assert res["status"] == "ok" and res["rounds"] == 5
+    assert calls == ["peer", "warm"] * 9  # 1.1 s < 4 s: nine rounds, the peer first
+    assert res["status"] == "ok" and res["rounds"] == 9
     assert abs(res["ratios"]["warm"] - 0.92 / 1.0) < 1e-12
     assert "first" not in res["ratios"]
 
@@ -187,6 +189,17 @@ def test_beside_the_large_peer_runs_where_the_speed_up_is_close_to_25():
                                    {"quivira_default": 1 / 25}, runners)
     assert calls == ["exudyn_h1e-4", "quivira_default"] and res["rounds"] == 1
     assert res["ratios"]["quivira_default"] == 3.6 / 100.0
+    # a quivira call shorter than 4 s beside the long peer: three runs in the round, median
+    calls.clear()
+    it = iter([1.9, 1.4, 1.5])
+    runners["quivira_default"] = lambda: (calls.append("q") or
+                                          {"status": "ok", "total_s": next(it)})
+    res = paired.peer_side_by_side("exudyn_h1e-4", {"exudyn_h1e-4": 44.0,
+                                                    "quivira_default": 1.9},
+                                   {"quivira_default": 1 / 25}, runners)
+    assert calls == ["exudyn_h1e-4", "q", "q", "q"] and res["rounds"] == 1
+    assert res["totals"]["quivira_default"] == [1.9, 1.4, 1.5]
+    assert res["ratios"]["quivira_default"] == 1.5 / 100.0
     assert paired.peer_side_by_side("exudyn_h1e-4", {"exudyn_h1e-4": 102.0,
                                                      "quivira_default": 1.7},
                                     {"quivira_default": 1 / 25}, runners) is None
