@@ -140,11 +140,23 @@ def iftomm_threshold_run(case: str) -> dict:
     return runs[0]
 
 
+#: fresh Exudyn processes per figure below 1 s (their median): single sub-second runs vary by
+#: up to 2x (scissor-8 at h = 1e-3: 0.100 s in one process of the 05:42 floor run, a median
+#: of 0.055 s in the full run before it)
+EXUDYN_RUNS_SHORT = 5
+
+
 def exudyn_total(case: str, h: float) -> float:
-    rec = bench.spawn("exudyn", case, {"h": h}, 600.0)
-    if rec.get("status") != "ok":
-        raise RuntimeError(f"exudyn {case} h={h}: {rec}")
-    return float(rec["total_s"])
+    """Exudyn's total at step ``h``: one fresh process, the median of EXUDYN_RUNS_SHORT when
+    the first takes under a second."""
+    totals = []
+    while True:
+        rec = bench.spawn("exudyn", case, {"h": h}, 600.0)
+        if rec.get("status") != "ok":
+            raise RuntimeError(f"exudyn {case} h={h}: {rec}")
+        totals.append(float(rec["total_s"]))
+        if totals[0] >= 1.0 or len(totals) == EXUDYN_RUNS_SHORT:
+            return sorted(totals)[len(totals) // 2]
 
 
 def main(argv: list[str] | None = None) -> int:

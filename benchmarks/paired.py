@@ -158,5 +158,7 @@ def peer_side_by_side(peer: str, headline: dict[str, float], bounds: dict[str, f
         res["ratios"] = {c: med[c] / med[peer] for c in close}
         print("    side by side with " + peer + ": " + ", ".join(
             f"{c} {med[c]:.3g} s / {med[peer]:.3g} s = {res['ratios'][c]:.2f}x" for c in close)
-            + f" (medians of {rounds})", flush=True)
+            + f" (medians of {rounds} round(s)"
+            + (f"; {', '.join(samples)}: {SHORT_BESIDE_LONG} runs a round)" if samples else ")"),
+            flush=True)
     return res
