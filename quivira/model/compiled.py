@@ -70,8 +70,9 @@ DEFAULT_TOLERANCES = ((20, 1e-12),)
 #: above the last size of :data:`DEFAULT_TOLERANCES`, for runs longer than the time scale
 LARGE_MODEL_TOL = 1e-10
 #: a run no longer than the model's time scale (``ModelData.time_scale``) takes this one at
-#: every size: its few steps cost little against compiling (scissor-32, 1 s: 0.85 s at 1e-12
-#: against 0.84 s at 1e-11, energy error 2.9e-15 against 5.0e-15 and 4.5e-15 at 1e-10)
+#: every size: its few steps cost little against compiling (scissor-32 over 1 s, the sweep of
+#: the 2026-12-07 05:40 benchmark run: 1.04 s at 1e-12 against 1.03 s at 1e-10, energy error
+#: 2.1e-15 against 6.3e-15)
 SHORT_RUN_TOL = 1e-12
 #: every tolerance the default rule can choose (``simulate`` reuses code compiled at any of
 #: them rather than compiling again)
