@@ -98,11 +98,11 @@ def integrator_recipe(case: str) -> tuple:
     output functions are compiled and waited for, so that a clock started after this call times
     the integrator only.
     """
-    from quivira.model.compiled import compile_system, default_compile_options, default_tolerance
+    from quivira.model.compiled import compile_system, default_compile_options
 
     model = quivira_model(case)
     n = model.n_coordinates
-    tol = default_tolerance(n, t_end_of(case), model._data.time_scale())
+    tol, _ = model._simulator.default_tol(model._data, "interactive", t_end_of(case))
     cs = compile_system(model._data, tol, default_compile_options(n),
                         model.solver, integrator=False)
     cs.outputs  # noqa: B018 - waits for the background compile

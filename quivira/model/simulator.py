@@ -271,7 +271,7 @@ class Simulator:
         if self._key(data, want, purpose, excluded) in self._cache:
             return want, "default for the model's size and run"
         for tol in DEFAULT_TOL_CHOICES:
-            if self._key(data, tol, purpose, excluded) in self._cache:
+            if tol != want and self._key(data, tol, purpose, excluded) in self._cache:
                 return tol, (f"default, re-using the code compiled at tol {tol:g} (the rule "
                              f"gives {want:g} for this run)")
         return want, "default for the model's size and run"
