@@ -1,0 +1,204 @@
+r"""Budgets of long calls: steps, wall time, cancellation and output size.
+
+Every call that integrates or loops for long — ``simulate``, ``simulate_system``,
+``sensitivities``, sweeps, statics paths, kinematic sweeps — takes the same two budget
+arguments, ``max_steps`` and ``max_wall_s``, and checks them the same way, through a
+:class:`Budget`:
+
+* Work is done in **chunks** between which Python code runs, so that Ctrl-C (a notebook's
+  "interrupt kernel") is raised within a fraction of a second, a cancellation requested from
+  another thread (:attr:`Budget.cancel`) is seen, and the budgets are checked.
+* The size of a chunk (integrator steps, or loop iterations) is a function of the problem's
+  size alone (:func:`chunk_steps`), **never of the wall time**: the sequence of integrator
+  steps, hence every result, is the same bit for bit on an idle and on a busy machine. A budget
+  may stop a run; it never changes its steps.
+* Outputs are sized **before any work** (:func:`check_output_bytes`), against one limit,
+  :data:`MAX_OUTPUT_BYTES`, with a message that names what to reduce.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+#: default budget of integrator steps of one call
+DEFAULT_MAX_STEPS = 50_000_000
+#: default budget of wall time (s) of one call
+DEFAULT_MAX_WALL_S = 3600.0
+#: largest memory (bytes) the outputs of one call may need
+MAX_OUTPUT_BYTES = 2e9
+#: wall time (s) one chunk is sized for on a typical machine (a machine 10x slower still
+#: answers Ctrl-C within a second)
+CHUNK_TARGET_S = 0.05
+#: seconds per operation of one Taylor step, per unit of :func:`chunk_steps`'s ``cost``
+#: (measured once on a 2-core x86_64 machine; only the chunk sizes depend on it)
+SECONDS_PER_COST = 6e-7
+#: largest chunk of integrator steps
+MAX_CHUNK = 1 << 16
+
+
+def _count(value: Any, what: str, minimum: int) -> int:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{what} must be an integer >= {minimum}, got {value!r}")
+    if value < minimum:
+        raise ValueError(f"{what} must be an integer >= {minimum}, got {value!r}")
+    return int(value)
+
+
+def _seconds(value: Any, what: str) -> float:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer,
+                                                                       np.floating)):
+        raise TypeError(f"{what} must be a positive number of seconds, got {value!r}")
+    v = float(value)
+    if not math.isfinite(v) or v <= 0.0:
+        raise ValueError(f"{what} must be a positive, finite number of seconds, got {v!r}")
+    return v
+
+
+def chunk_steps(cost: float) -> int:
+    r"""Return the number of integrator steps of one chunk for a system of ``cost``.
+
+    ``cost`` is a measure of the work of one step (for the bar model, the structural non-zeros
+    of :math:`J` and :math:`W` plus the number of coordinates; heyoka's decomposition is about
+    five times that). The chunk lasts about :data:`CHUNK_TARGET_S` on a typical machine. It
+    depends on ``cost`` only, so that the steps are the same whatever the machine's load.
+    """
+    if not math.isfinite(cost) or cost <= 0.0:
+        return 1
+    return int(min(MAX_CHUNK, max(1, CHUNK_TARGET_S / (SECONDS_PER_COST * cost))))
+
+
+def check_output_bytes(nbytes: float, what: str, fix: str) -> None:
+    """Refuse, before any work, outputs needing more than :data:`MAX_OUTPUT_BYTES`.
+
+    Parameters
+    ----------
+    nbytes : float
+        The memory the outputs would need.
+    what : str
+        What asks for them, e.g. ``"n_points = 10**9"``.
+    fix : str
+        What to reduce, e.g. ``"use fewer n_points"``.
+
+    Raises
+    ------
+    ValueError
+        Above the limit.
+    """
+    if not nbytes <= MAX_OUTPUT_BYTES:  # also NaN
+        raise ValueError(f"{what} would need about {nbytes / 1e9:.3g} GB of outputs (limit "
+                         f"{MAX_OUTPUT_BYTES / 1e9:g} GB); {fix}")
+
+
+@dataclass
+class Budget:
+    """The budgets of one long call, and how much of them is used.
+
+    Parameters
+    ----------
+    max_steps : int
+        Integrator steps (or loop iterations) allowed.
+    max_wall_s : float
+        Wall time allowed (s).
+    cancel : threading.Event, optional
+        Set by another thread to stop the call at the next chunk (a sweep's Ctrl-C).
+    """
+
+    max_steps: int = DEFAULT_MAX_STEPS
+    max_wall_s: float = DEFAULT_MAX_WALL_S
+    cancel: threading.Event | None = None
+    steps: int = 0
+    start: float = field(default_factory=time.perf_counter)
+
+    def __post_init__(self) -> None:
+        """Check the budgets (TypeError/ValueError naming the argument)."""
+        self.max_steps = _count(self.max_steps, "max_steps", 1)
+        self.max_wall_s = _seconds(self.max_wall_s, "max_wall_s")
+
+    @property
+    def wall_s(self) -> float:
+        """Wall time used so far (s)."""
+        return time.perf_counter() - self.start
+
+    @property
+    def steps_left(self) -> int:
+        """Steps still allowed."""
+        return max(self.max_steps - self.steps, 0)
+
+    def add(self, steps: int) -> None:
+        """Count ``steps`` more steps (or iterations)."""
+        self.steps += int(steps)
+
+    def cancelled(self) -> bool:
+        """Whether another thread asked this call to stop."""
+        return self.cancel is not None and self.cancel.is_set()
+
+    def exceeded(self, t: float | None = None) -> str | None:
+        """Return why the call must stop now (a sentence), or None.
+
+        ``t`` is the simulated time reached, quoted in the sentence.
+        """
+        at = "" if t is None else f" at t = {t:.6g} s"
+        if self.cancelled():
+            return f"cancelled{at}"
+        if self.steps >= self.max_steps:
+            return (f"stopped after {self.steps} integrator steps{at} (max_steps = "
+                    f"{self.max_steps}); pass a larger max_steps, or simulate a shorter time")
+        used = self.wall_s
+        if used >= self.max_wall_s:
+            return (f"stopped after {used:.3g} s of wall time{at} (max_wall_s = "
+                    f"{self.max_wall_s:g}); pass a larger max_wall_s, or simulate a shorter "
+                    "time")
+        return None
+
+    def chunk(self, cost: float) -> int:
+        """Return the steps of the next chunk: :func:`chunk_steps`, within what is left."""
+        return max(1, min(chunk_steps(cost), self.steps_left))
+
+
+def propagate_grid(ta, grid: np.ndarray, budget: Budget, cost: float
+                   ) -> tuple[np.ndarray, Any, str | None]:
+    """Integrate ``ta`` over the output ``grid`` in chunks, within ``budget``.
+
+    ``ta`` must be at ``grid[0]``. Returns ``(states, outcome, stop)``: the states reached on
+    the grid (``grid[0]`` included), heyoka's last outcome, and why the run stopped early (a
+    sentence from :meth:`Budget.exceeded`, ``"non-finite state"``, or None when it reached
+    the end). Ctrl-C between chunks raises ``KeyboardInterrupt`` with the states so far in its
+    ``states`` attribute.
+    """
+    import heyoka as hy
+
+    rows = [np.array(ta.state)]
+    k = 1
+    outcome = hy.taylor_outcome.time_limit
+    try:
+        while k < len(grid):
+            if grid[k] <= ta.time:
+                rows.append(np.array(ta.state))
+                k += 1
+                continue
+            stop = budget.exceeded(float(ta.time))
+            if stop is not None:
+                return np.array(rows), outcome, stop
+            res = ta.propagate_grid(np.concatenate([[ta.time], grid[k:]]),
+                                    max_steps=budget.chunk(cost))
+            outcome = res[0]
+            budget.add(res[3])
+            new = list(np.asarray(res[5])[1:])
+            while new and not np.all(np.isfinite(new[-1])):
+                new.pop()
+            rows.extend(new)
+            k += len(new)
+            if outcome not in (hy.taylor_outcome.time_limit, hy.taylor_outcome.step_limit):
+                return np.array(rows), outcome, (
+                    "non-finite state" if outcome == hy.taylor_outcome.err_nf_state
+                    else f"integrator stopped ({outcome})")
+    except KeyboardInterrupt as exc:
+        exc.states = np.array(rows)
+        raise
+    return np.array(rows), outcome, None
