@@ -56,7 +56,7 @@ def _seconds(value: Any, what: str) -> float:
         raise TypeError(f"{what} must be a positive number of seconds, got {value!r}")
     v = float(value)
     if not math.isfinite(v) or v <= 0.0:
-        raise ValueError(f"{what} must be a positive, finite number of seconds, got {v!r}")
+        raise ValueError(f"{what} must be positive (a finite number of seconds), got {v!r}")
     return v
 
 
@@ -113,7 +113,7 @@ class Budget:
     max_wall_s: float = DEFAULT_MAX_WALL_S
     cancel: threading.Event | None = None
     steps: int = 0
-    start: float = field(default_factory=time.perf_counter)
+    start: float = field(default_factory=lambda: time.perf_counter())
 
     def __post_init__(self) -> None:
         """Check the budgets (TypeError/ValueError naming the argument)."""

@@ -480,7 +480,8 @@ def window_acceleration(index: dict, j: int) -> hy.expression:
 def _event_expression(ev: dict, lam: list, expr) -> hy.expression:
     """Return the event function of an element's event, gated by its active flag.
 
-    See :class:`~quivira.model.elements.base.EventSpec`. Watched only while off:
+    See :class:`~quivira.model.elements.base.EventSpec` (its ``offset`` parameter is added to
+    the function). Watched only while off:
     :math:`f(1 - a) + a`; only while on: :math:`f a + (1 - a)`.
     """
     value = ev["value"]
@@ -490,6 +491,8 @@ def _event_expression(ev: dict, lam: list, expr) -> hy.expression:
         f = value
     else:
         f = as_expression(expr(value))
+    if ev.get("offset") is not None:
+        f = f + hy.par[ev["offset"]]
     if ev["flag"] is None or ev["when"] == "always":
         return f
     a = hy.par[ev["flag"]]

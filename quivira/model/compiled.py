@@ -297,6 +297,21 @@ class CompiledSystem:
         return self._plain
 
     @property
+    def step_cost(self) -> float:
+        """A measure of the work of one Taylor step: coordinates plus non-zeros of J and W.
+
+        heyoka's decomposition is about five times it (:attr:`decomposition_size`, slow to
+        read on large systems); it sizes the chunks of a run
+        (:func:`quivira.budget.chunk_steps`).
+        """
+        cost = self.extra.get("step_cost")
+        if cost is None:
+            cost = float(self.n + sum(len(r) for r in self.parts.J_rows)
+                         + sum(len(r) for r in self.parts.W_rows))
+            self.extra["step_cost"] = cost
+        return cost
+
+    @property
     def decomposition_size(self) -> int:
         """Length of heyoka's decomposition of the ODE system (a measure of its cost)."""
         if "decomposition_size" not in self.timings:
@@ -448,6 +463,27 @@ def event_table(asm: BarAssembly, data: ModelData) -> tuple[list, list]:
                              "direction": "down",
                              "expr": (r - thr) * (r - rel)})
     return terminal, recorded
+
+
+def event_values(cs: CompiledSystem, state: np.ndarray, pars: np.ndarray, t: float = 0.0
+                 ) -> dict[int, float]:
+    """Return the value of every user event's function at ``state``, by ``id`` of the event.
+
+    The user's events of :attr:`CompiledSystem.terminal_events` and
+    :attr:`CompiledSystem.recorded_events`, compiled into one function on first use.
+    """
+    events = [e for e in cs.terminal_events + cs.recorded_events if e["role"] == "user"]
+    if not events:
+        return {}
+    fn = cs.extra.get("user_events")
+    if fn is None:
+        fn = hy.cfunc([as_expression(e["expr"]) for e in events], vars=[*cs.q, *cs.qd],
+                      **cs.cfunc_options)
+        cs.extra["user_events"] = fn
+    x = np.asarray(state, dtype=float)[: 2 * cs.n]
+    kw = {"pars": pars[: fn.nparams]} if fn.nparams else {}
+    vals = fn(x, **kw, **_time_kw(fn, t))
+    return {id(e): float(v) for e, v in zip(events, vals)}
 
 
 def is_monitor_event(event: dict) -> bool:

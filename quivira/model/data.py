@@ -400,6 +400,23 @@ class ModelData:
 
         return np.array([w for b in self.bars for w in b.weights()])
 
+    def mass_diagonal(self):
+        """Return the diagonal of the mass matrix M: ``(m, m, I)`` per body.
+
+        ``(m, m)`` per particle; M is diagonal in the centre coordinates of every body kind.
+        """
+        import numpy as np
+
+        return np.array([w for b in self.bars for w in b.mass_diagonal()])
+
+    def energy_scale(self) -> float:
+        r"""Return :math:`\sum_i m_i\,|g|\,\ell`: the work gravity can do over the model's size.
+
+        A scale for energy errors that means something when every energy of a motion is about
+        0 (a body at rest on the floor), where the zero of the potential is arbitrary.
+        """
+        return sum(b.mass for b in self.bars) * abs(self.g) * self.length_scale()
+
     def offsets(self) -> list[int]:
         """Return the index of the first coordinate of every body in ``q``.
 

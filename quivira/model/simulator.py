@@ -19,8 +19,8 @@ model's compiled integrator (a lock), so each gets its own correct trajectory.
 
 from __future__ import annotations
 
+import collections
 import threading
-import time
 import warnings
 import weakref
 from collections import OrderedDict
@@ -29,6 +29,9 @@ from typing import Any
 import heyoka as hy
 import numpy as np
 
+from ..budget import DEFAULT_MAX_STEPS, DEFAULT_MAX_WALL_S, MAX_OUTPUT_BYTES, Budget
+from ..budget import check_output_bytes as _check_output_bytes
+from . import contacts
 from . import geometry as geo
 from .compiled import (
     ABOVE_RATIOS,
@@ -40,11 +43,11 @@ from .compiled import (
     evaluate_dynamics,
     evaluate_geometry,
     evaluate_outputs,
+    event_values,
     is_monitor_event,
 )
 from .data import ModelData
 from .elements import BY_KIND
-from .elements.base import EventActions
 from .results import AssemblyReport, ConstraintCheck, Sparsity, StateMatrices
 from .singular_window import (
     WINDOW_SCALE,
@@ -63,12 +66,13 @@ from .trajectory import (
 from .validation import check_flag, check_positive, check_real
 
 SOLVERS = ("ordered", "lu")
-#: default budget of integrator steps of one ``simulate`` call
-DEFAULT_MAX_STEPS = 50_000_000
-#: default budget of wall time (s) of one ``simulate`` call
-DEFAULT_MAX_WALL_S = 3600.0
-#: largest memory (bytes) the outputs of one ``simulate`` call may need
-MAX_OUTPUT_BYTES = 2e9
+#: an element with this many events within :data:`CHATTER_SPAN` of the run's length stops the
+#: run (impacts without end: a Zeno motion, or a switch that chatters)
+CHATTER_EVENTS = 1000
+#: see :data:`CHATTER_EVENTS`
+CHATTER_SPAN = 1e-6
+#: re-exported: the budgets of ``simulate`` are those of every long call
+__all__ = ["DEFAULT_MAX_STEPS", "DEFAULT_MAX_WALL_S", "MAX_OUTPUT_BYTES"]
 
 
 def _check_count(value: Any, what: str, minimum: int) -> int:
@@ -119,8 +123,8 @@ SINGULAR_PASS_TOLERANCE = 1e-7
 
 
 def mass_diagonal(data: ModelData) -> np.ndarray:
-    """Return the diagonal of M: ``(m, m, m L²/12)`` per bar."""
-    return np.array([w for b in data.bars for w in b.mass_diagonal()])
+    """Return the diagonal of M (:meth:`~quivira.model.data.ModelData.mass_diagonal`)."""
+    return data.mass_diagonal()
 
 
 def initial_state(data: ModelData, what: str = "get_initial_state") -> np.ndarray:
@@ -485,10 +489,13 @@ class Simulator:
                  *, tol: float | None = None, projection: bool = False,
                  singular_threshold: float = 1e-8, purpose: str = "interactive",
                  max_steps: int = DEFAULT_MAX_STEPS,
-                 max_wall_s: float = DEFAULT_MAX_WALL_S, singular: str = "pass") -> Trajectory:
+                 max_wall_s: float = DEFAULT_MAX_WALL_S, singular: str = "pass",
+                 cancel: threading.Event | None = None) -> Trajectory:
         """Integrate the motion from the initial state of ``data`` over ``[0, t_end]``.
 
-        See :meth:`quivira.bar_joint_model.simulate`.
+        See :meth:`quivira.bar_joint_model.simulate`. ``cancel``: an event another thread sets
+        to stop the run at its next chunk (:class:`~quivira.budget.Budget`); the run then
+        raises :class:`BudgetExceededError` with the trajectory so far.
         """
         if singular not in ("pass", "stop"):
             raise ValueError(f"singular must be 'pass' or 'stop', got {singular!r}")
@@ -497,8 +504,7 @@ class Simulator:
         singular_threshold = _check_threshold(singular_threshold)
         purpose = _check_purpose(purpose)
         projection = check_flag(projection, "projection")
-        max_steps = _check_count(max_steps, "max_steps", 1)
-        max_wall_s = check_positive(max_wall_s, "max_wall_s")
+        budget = Budget(max_steps, max_wall_s, cancel)
         n = data.n_coordinates()
         with self._lock:
             if tol is None:
@@ -506,11 +512,8 @@ class Simulator:
             else:
                 tol, tol_rule = _check_tol(tol), "given"
             full = self.compiled(data, tol, purpose)
-            nbytes = n_points * 8 * (4 * n + 4 * full.m + 4)
-            if nbytes > MAX_OUTPUT_BYTES:
-                raise ValueError(
-                    f"n_points = {n_points} would need about {nbytes / 1e9:.3g} GB of outputs "
-                    f"for this model (limit {MAX_OUTPUT_BYTES / 1e9:g} GB); use fewer n_points")
+            _check_output_bytes(n_points * 8 * (4 * n + 4 * full.m + 4),
+                                f"n_points = {n_points} for this model", "use fewer n_points")
             grid = np.linspace(0.0, t_end, n_points)
             pars = self.parameters(data, full, threshold=singular_threshold)
             state0 = self.consistent_start(data, tolerance, full, pars)
@@ -529,7 +532,7 @@ class Simulator:
             ta.pars[:] = pars[: len(ta.pars)]
             if cs.terminal_events or cs.recorded_events:
                 ta.reset_cooldowns()
-            run = _Run(self, data, cs, pars, grid, projection, max_steps, max_wall_s)
+            run = _Run(self, data, cs, pars, grid, projection, budget)
             run.full, run.redundant, run.singular = full, redundant, singular
             try:
                 run.propagate()
@@ -541,8 +544,8 @@ class Simulator:
                        else "on" if singular_threshold > 0 else "off: threshold 0")
             traj.info.update({"tol_rule": tol_rule, "singularity_monitor": monitor,
                               **{k: cs.options[k] for k in ("compact_mode", "opt_level")}})
-            if run.budget is not None:
-                raise BudgetExceededError(run.budget, run.last_t, run.last_state, traj)
+            if run.exhausted is not None:
+                raise BudgetExceededError(run.exhausted, run.last_t, run.last_state, traj)
             if run.failure is not None:
                 raise SingularConfigurationError(run.failure, run.last_t, run.last_state, traj)
             return traj
@@ -582,6 +585,7 @@ class Simulator:
             dissipated=states[:, 2 * n + 1].copy() if ledger else zeros.copy(),
             power_in=o["power_in"], power_dissipated=o["dissipation"],
             load_power=o["load_power"], load_forces=o["load_forces"], nonconservative=ledger,
+            energy_scale=data.energy_scale(),
             dynamics_source=DynamicsSource(cs, data, self.solver, states[:, :2 * n], pars, t),
         )
 
@@ -661,93 +665,119 @@ def _entry_index(value: Any, count: int, what: str) -> int:
 class _Run:
     """One integration over an output grid, in chunks of integrator steps.
 
-    Between chunks Python code runs, so Ctrl-C (a kernel interrupt) is raised at once, and the
-    budgets are checked; each chunk is sized to last about :data:`CHUNK_S` of wall time. With
-    ``projection`` every output point is reached separately and the state is projected onto
-    the constraints there. A terminal event stops a chunk at the event's time (located by
-    heyoka on the Taylor series); its element reacts (:meth:`Element.on_event`: switch rows,
-    apply an impulse, record, stop) and the integration goes on from there with the same
-    compiled code. Switches change runtime parameters, so every output row keeps the
-    parameter vector it was computed with.
+    Between chunks Python code runs, so Ctrl-C (a kernel interrupt) is raised at once, a
+    cancellation from another thread is seen, and the budgets are checked
+    (:class:`~quivira.budget.Budget`); each chunk has a number of steps that depends on the
+    size of the system only (:func:`~quivira.budget.chunk_steps`), so the steps, hence the
+    results, are the same whatever the machine's load. With ``projection`` every output point
+    is reached separately and the state is projected onto the constraints there. A terminal
+    event stops a chunk at the event's time (located by heyoka on the Taylor series); its
+    element reacts (:meth:`Element.on_event`, through :class:`~quivira.model.contacts.RunActions`:
+    switch rows, apply an impulse, record, stop) and the integration goes on from there with
+    the same compiled code. Switches change runtime parameters, so every output row keeps the
+    parameter vector it was computed with. The instant t = 0 is settled first
+    (:func:`quivira.model.contacts.start`), so the first output row is that of the settled
+    state.
     """
 
-    def __init__(self, sim, data, cs, pars, grid, projection, max_steps, max_wall_s):
+    def __init__(self, sim, data, cs, pars, grid, projection, budget: Budget):
         self.sim, self.data, self.cs, self.grid = sim, data, cs, grid
         self.n = data.n_coordinates()
         self.pars = np.array(pars)
         self.base = np.array(pars[: cs.coefficients.n_base])
         self.projection = projection
-        self.max_steps, self.max_wall_s = max_steps, max_wall_s
+        self.budget = budget
+        #: work of one Taylor step, which sizes the chunks (see quivira.budget.chunk_steps)
+        self.cost = cs.step_cost
         self.rows = [np.array(cs.ta.state)]
         self.row_base = [self.base]
         self.full, self.redundant = cs, []
         self.outcome = hy.taylor_outcome.time_limit
-        self.steps = 0
         self.n_events = 0
         self.pending_records: list = []
         self.wall_s = 0.0
-        self.budget: str | None = None
+        #: why the budget stopped the run (a sentence), or None
+        self.exhausted: str | None = None
         self.failure: str | None = None
         self.stopped = False
         self.last_t = 0.0
         self.last_state = self.rows[0].copy()
         self.events: list[dict] = []
-        self._last_event: dict = {}
+        #: time of each element's last event, by switch key
+        self.last_event: dict = {}
+        #: times of each element's recent events (chatter detection)
+        self.recent: dict = {}
         self.index = {key: k for k, (key, _) in enumerate(parameter_layout(data))}
         self.singular = "pass"
         self.threshold = 0.0
-        self.after_event: list = []
+        self.unilateral = contacts.unilateral_keys(self)
+        #: the recorded events whose function is zero at t = 0 (recorded once, at the start)
+        self.started_at_zero: set = set()
         cs.event_log.clear()
 
-    # ------------------------------------------------------------------ the loop
-    def settle_contacts(self) -> None:
-        """Settle the unilateral rows closed at the start (gap 0).
+    @property
+    def steps(self) -> int:
+        """Integrator steps taken so far."""
+        return self.budget.steps
 
-        They are switched on if their force is compressive there (resting contact), else opened
-        by a tiny step (see :meth:`_Actions.leave`). A gap below 0 at the start is an error.
+    # ------------------------------------------------------------------ the loop
+    def start(self) -> None:
+        """Settle t = 0 (impacts, locks, resting contacts) and take the first output row."""
+        contacts.start(self)
+        self.flush_records()
+        self._skip_events_at_start()
+        self.rows[0] = np.array(self.cs.ta.state)
+        self.row_base[0] = self.base
+        self.last_state = self.rows[0].copy()
+
+    def _skip_events_at_start(self) -> None:
+        """Check the user's events whose function is zero at t = 0.
+
+        A function that starts at zero does not cross it there. A recorded event is recorded
+        once at t = 0 (heyoka would see it at the start of every first step); a terminal one
+        is an error, since it would end the run before it starts.
         """
-        for (kind_key, pos) in self.cs.assembly.collected.switches:
-            kind = BY_KIND[kind_key]
-            element = self.data.elements[kind.collection][pos]
-            if not hasattr(element, "restitution") or self.is_active((kind_key, pos)):
+        ta = self.cs.ta
+        state = np.array(ta.state)
+        values = event_values(self.cs, state, self.pars, float(ta.time))
+        for ev in self.cs.terminal_events + self.cs.recorded_events:
+            if values.get(id(ev), 1.0) != 0.0:
                 continue
-            act = _Actions(self, kind, pos, element)
-            gap, _ = act._own()
-            scale = 1e-10 * max(self.data.length_scale(), 1.0)
-            if np.min(gap) < -scale:
-                raise ValueError(f"{act.name}: the initial pose is on the wrong side of the "
-                                 f"contact (gap {np.min(gap):.3g}); move the bars first")
-            if np.min(gap) > scale:
-                continue
-            self.set_flag((kind_key, pos), True)
-            lam = evaluate_dynamics(self.cs, np.array(self.cs.ta.state)[None, :], self.pars,
-                                    self.cs.ta.time)["lambda_mult"][0]
-            _, cols = self.cs.assembly.collected.switches[(kind_key, pos)]
-            if np.min(lam[cols]) >= 0.0:
-                act.record("rests")
-            else:
-                self.set_flag((kind_key, pos), False)
-                act.leave()
+            el = self.data.elements[ev["kind"].collection][ev["position"]]
+            if ev in self.cs.terminal_events:
+                raise ValueError(
+                    f"the terminal event {el.name!r} is zero at the initial state (t = 0): it "
+                    "would end the run before it starts; shift its expression or the initial "
+                    "state")
+            self.events.append({"t": float(ta.time), "name": el.name, "what": "event",
+                                "direction": "start", "state": state[:2 * self.n].copy()})
+            self.started_at_zero.add(self.cs.recorded_events.index(ev))
+
+    def flush_records(self) -> None:
+        """Move the records queued by the last event onto the run's events."""
+        self.events.extend(self.pending_records)
+        self.pending_records = []
 
     def propagate(self) -> None:
         ta, grid = self.cs.ta, self.grid
-        chunk = 64
-        start = time.perf_counter()
-        self.settle_contacts()
-        first_step_guard(ta, grid[1] - grid[0])
+        budget = self.budget
+        self.start()
+        first_step_guard(ta, grid[1] - grid[0], self.cs.event_log)
         k = 1
         while k < len(grid) and not self.stopped:
             if grid[k] <= ta.time:  # a guarded step or an event ended on an output time
                 self._append(np.array(ta.state), grid[k])
                 k += 1
                 continue
+            reason = budget.exceeded(float(ta.time))
+            if reason is not None:
+                self.exhausted = reason
+                break
             sub = grid[k:k + 1] if self.projection else grid[k:]
             g = np.concatenate([[ta.time], sub])
-            t0 = time.perf_counter()
-            res = ta.propagate_grid(g, max_steps=min(chunk, self.max_steps - self.steps))
-            dt = time.perf_counter() - t0
-            self.outcome, steps, states = res[0], res[3], np.asarray(res[5])
-            self.steps += int(steps)
+            res = ta.propagate_grid(g, max_steps=budget.chunk(self.cost))
+            self.outcome, states = res[0], np.asarray(res[5])
+            budget.add(res[3])
             new = [s for s in states[1:]]
             while new and not np.all(np.isfinite(new[-1])):
                 new.pop()
@@ -758,41 +788,29 @@ class _Run:
                 self.last_t, self.last_state = float(ta.time), np.array(ta.state)
             elif self.rows:
                 self.last_t, self.last_state = float(grid[len(self.rows) - 1]), self.rows[-1]
-            self.wall_s = time.perf_counter() - start
             code = int(self.outcome)
             if -len(self.cs.terminal_events) <= code < 0:  # terminal event number -code - 1
-                self._on_event(self.cs.terminal_events[-code - 1])
+                self.on_event(self.cs.terminal_events[-code - 1])
                 k = len(self.rows)  # a singular pose's window appends its own rows
                 self.n_events += 1
-                if self.n_events > self.max_steps:
-                    self.budget = (f"stopped after {self.n_events} events at t = "
-                                   f"{self.last_t:.6g} s (more than max_steps = "
-                                   f"{self.max_steps}); an event chatters")
-                    return
-                if time.perf_counter() - start >= self.max_wall_s:
-                    self.wall_s = time.perf_counter() - start
-                    self.budget = (f"stopped after {self.wall_s:.3g} s of wall time at t = "
-                                   f"{self.last_t:.6g} s (max_wall_s = {self.max_wall_s:g}); "
-                                   "pass a larger max_wall_s, or simulate a shorter time")
-                    return
+                if self.n_events > budget.max_steps:
+                    self.exhausted = (f"stopped after {self.n_events} events at t = "
+                                      f"{self.last_t:.6g} s (more than max_steps = "
+                                      f"{budget.max_steps}); an event chatters")
+                    break
+                if self.failure is None and not self.stopped:
+                    self.failure = contacts.check(self)
                 continue
             if self.outcome not in (hy.taylor_outcome.time_limit, hy.taylor_outcome.step_limit):
                 self.failure = ("non-finite state" if self.outcome == hy.taylor_outcome.err_nf_state
                                 else f"integrator stopped ({self.outcome})")
-                return
-            if self.steps >= self.max_steps:
-                self.budget = (f"stopped after {self.steps} integrator steps at t = "
-                               f"{self.last_t:.6g} s (max_steps = {self.max_steps}); pass a "
-                               "larger max_steps, or simulate a shorter time")
-                return
-            if self.wall_s >= self.max_wall_s:
-                self.budget = (f"stopped after {self.wall_s:.3g} s of wall time at t = "
-                               f"{self.last_t:.6g} s (max_wall_s = {self.max_wall_s:g}); pass a "
-                               "larger max_wall_s, or simulate a shorter time")
-                return
-            if self.outcome == hy.taylor_outcome.step_limit:
-                chunk = _next_chunk(chunk, dt)
-        self.outcome = hy.taylor_outcome.time_limit
+                break
+            self.failure = contacts.check(self)
+            if self.failure is not None:
+                break
+        self.wall_s = budget.wall_s
+        if not self.stopped and self.failure is None and self.exhausted is None:
+            self.outcome = hy.taylor_outcome.time_limit
 
     def _append(self, state: np.ndarray, t: float) -> None:
         if self.projection:
@@ -801,20 +819,31 @@ class _Run:
         self.row_base.append(self.base)
 
     # ------------------------------------------------------------------ events
-    def _on_event(self, ev: dict) -> None:
+    def dispatch(self, key: tuple, role: str) -> None:
+        """Let the element ``key`` act on its event ``role`` and record what happened."""
+        element = contacts.element(self, key)
+        now = float(self.cs.ta.time)
+        recent = self.recent.setdefault(key, collections.deque(maxlen=CHATTER_EVENTS))
+        recent.append(now)
+        if (len(recent) == CHATTER_EVENTS
+                and now - recent[0] <= CHATTER_SPAN * float(self.grid[-1])):
+            self.exhausted = (
+                f"stopped at t = {now:.6g} s: {element.label_prefix(key[1])} had "
+                f"{CHATTER_EVENTS} events within {now - recent[0]:.3g} s (impacts without end, "
+                "a Zeno motion); give it a larger rest_speed or a smaller restitution")
+            self.stopped = True
+            return
+        element.on_event(role, contacts.RunActions(self, key))
+        self.flush_records()
+
+    def on_event(self, ev: dict) -> None:
+        """Handle the terminal event ``ev`` met now."""
         ta = self.cs.ta
         self.last_t, self.last_state = float(ta.time), np.array(ta.state)
         if is_monitor_event(ev):
             self._on_singular(ev)
             return
-        kind, pos = ev["kind"], ev["position"]
-        element = self.data.elements[kind.collection][pos]
-        element.on_event(ev["role"], _Actions(self, kind, pos, element))
-        self.events.extend(self.pending_records)
-        self.pending_records = []
-        hooks, self.after_event = self.after_event, []
-        for hook in hooks:  # after the record: a hook may meet (and record) the next event
-            hook()
+        self.dispatch((ev["kind"].kind, ev["position"]), ev["role"])
 
     def _on_singular(self, ev: dict) -> None:
         r"""Handle a singular pose: stop, or pass it in a window.
@@ -860,7 +889,7 @@ class _Run:
         is recorded, with a :class:`SingularPassWarning` above the tolerance.
         """
         ta = self.cs.ta
-        self._set_base(self._window_base(1.0, -1.0, self.threshold))
+        self.set_base(self._window_base(1.0, -1.0, self.threshold))
         self._projected(np.array(ta.state), float(ta.time))
         extra = {}
         if getattr(self, "_entry_balance", None) is not None:
@@ -894,7 +923,7 @@ class _Run:
         base[k], base[t0], base[a0], base[a1] = keep, t_e, accel[0], accel[1]
         return base
 
-    def _set_base(self, base: np.ndarray) -> None:
+    def set_base(self, base: np.ndarray) -> None:
         self.base = base
         self.pars = self.cs.parameters(base)
         self.cs.ta.pars[:] = self.pars[: len(self.cs.ta.pars)]
@@ -915,20 +944,18 @@ class _Run:
         keep = self.index[("window_keep",)]
         normal, t_end, n_log = self.pars, float(self.grid[-1]), len(cs.event_log)
 
-        def rewind() -> None:  # back to the entry; the events met on the way are forgotten
-            ta.time = t_e
-            ta.state[:] = x_e
-            del cs.event_log[n_log:]
+        def back() -> None:  # back to the entry; the events met on the way are forgotten
+            rewind(ta, t_e, x_e, cs.event_log, n_log)
 
         g_e = constraint_acceleration(cs, x_e, normal, t_e, keep)
-        self._set_base(self._window_base(WINDOW_SCALE, -1.0, -1.0, 0.0, t_e, (g_e, 0.0)))
+        self.set_base(self._window_base(WINDOW_SCALE, -1.0, -1.0, 0.0, t_e, (g_e, 0.0)))
         found = find_exit(ta, t_end, lambda s, t: all_regular(cs, s, normal, t, 1.5 * thr))
-        rewind()
+        back()
         if found is not None:
             t_x, x_x = found
             g_x = constraint_acceleration(cs, x_x, normal, t_x, keep)
             slope = (g_x - g_e) / (t_x - t_e)
-            self._set_base(self._window_base(WINDOW_SCALE, -1.0, -1.0, 0.0, t_e, (g_e, slope)))
+            self.set_base(self._window_base(WINDOW_SCALE, -1.0, -1.0, 0.0, t_e, (g_e, slope)))
             inner = [t for t in self.grid[len(self.rows):] if t < t_x]
             res = ta.propagate_grid(np.array([t_e, *inner, t_x]))
             states = np.asarray(res[5])
@@ -936,8 +963,8 @@ class _Run:
                 for s, t in zip(states[1:-1], inner, strict=True):
                     self._append(s, t)
                 return "interpolated"
-            rewind()
-        self._set_base(self._window_base(1.0 + thr / 10.0, 1.5 * thr, ABOVE_RATIOS))
+            back()
+        self.set_base(self._window_base(1.0 + thr / 10.0, 1.5 * thr, ABOVE_RATIOS))
         return "regularized"
 
     def _balance(self) -> tuple[float, float]:
@@ -1005,7 +1032,8 @@ class _Run:
                      self.data.elements[self.cs.recorded_events[k]["kind"].collection][
                          self.cs.recorded_events[k]["position"]].name,
                      "what": "event", "direction": "up" if d > 0 else "down"}
-                    for k, t_, d in self.cs.event_log]
+                    for k, t_, d in self.cs.event_log
+                    if not (t_ == 0.0 and k in self.started_at_zero)]
         traj.events = sorted(self.events + recorded, key=lambda e: e["t"])
         return traj
 
@@ -1028,227 +1056,7 @@ class _Run:
         return np.array(ta.state)
 
 
-class _Actions(EventActions):
-    """What an element can do at its event (see :class:`EventActions`), on a :class:`_Run`."""
-
-    def __init__(self, run: _Run, kind, pos: int, element) -> None:
-        self.run, self.key, self.element = run, (kind.kind, pos), element
-        self.name = element.label_prefix(pos)
-
-    def is_active(self) -> bool:
-        return self.run.is_active(self.key)
-
-    def _geometry(self):
-        run = self.run
-        ta, n = run.cs.ta, run.n
-        q, qd = np.array(ta.state[:n]), np.array(ta.state[n:2 * n])
-        F, J = evaluate_geometry(run.cs, q, run.pars, ta.time, qd=qd)
-        return q, qd, J, F
-
-    def _own(self):
-        r"""Return the element's gap :math:`g` and its rate :math:`J\dot q`.
-
-        Its rows are switched on for the evaluation (while off, they are scaled to 0).
-        """
-        was = self.is_active()
-        self.run.set_flag(self.key, True)
-        _, qd, J, F = self._geometry()
-        self.run.set_flag(self.key, was)
-        _, cols = self.run.cs.assembly.collected.switches[self.key]
-        return F[cols], J[cols] @ qd
-
-    def approach_speed(self) -> float:
-        return float(-np.min(self._own()[1]))
-
-    def set_value(self, name: str, value: float) -> None:
-        run = self.run
-        run.base = run.base.copy()
-        run.base[run.index[(*self.key, name)]] = float(value)
-        run.pars = run.cs.parameters(run.base)
-        run.cs.ta.pars[:] = run.pars[: len(run.cs.ta.pars)]
-
-    def adds_rank(self) -> bool:
-        run = self.run
-        was = self.is_active()
-        run.set_flag(self.key, True)
-        _, _, J, _ = self._geometry()
-        run.set_flag(self.key, was)
-        _, cols = run.cs.assembly.collected.switches[self.key]
-        active = np.nonzero(run.active_mask())[0]
-        rows = np.union1d(active, np.asarray(cols))
-        weights = run.data.coordinate_weights()
-        rank_with, _ = geo.dependent_rows(J[rows], weights)
-        rank_without, _ = geo.dependent_rows(J[active], weights)
-        return rank_with > rank_without
-
-    def leave(self) -> None:
-        """Integrate on until the element's gap is clearly open (``g >= ε``).
-
-        heyoka does not see a zero crossing of an event function that is exactly zero at the
-        start of a step (as a gap is right after a rebound or a release), so the motion is
-        continued in tiny, doubling steps until the gap has opened by ε = 1e-13·max(ℓ, 1);
-        an event met on the way is handled as usual.
-        """
-        run, ta = self.run, self.run.cs.ta
-        eps = 1e-13 * max(run.data.length_scale(), 1.0)
-        delta = 1e-12 * (run.grid[1] - run.grid[0])
-        for _ in range(80):
-            if float(np.min(self._own()[0])) >= eps:
-                return
-            res = ta.propagate_until(ta.time + delta)
-            code = int(res[0])
-            if -len(run.cs.terminal_events) <= code < 0:
-                run._on_event(run.cs.terminal_events[-code - 1])
-                return
-            if res[0] != hy.taylor_outcome.time_limit:
-                return
-            delta *= 2.0
-
-    def time_since_last(self) -> float:
-        last = self.run._last_event.get(self.key)
-        return float("inf") if last is None else float(self.run.cs.ta.time) - last
-
-    def _companions(self) -> list[tuple[tuple, Any, np.ndarray]]:
-        """Return the other switching elements closing at this instant.
-
-        Other switching elements closing at this instant: unilateral ones (contacts, stops)
-        with gap 0 and approaching, latches at their angle. ``(key, element, rows)``. They
-        take part in the same impact (a bar landing flat hits with both ends at once, the
-        identical cells of a lattice latch together: one after the other would be wrong).
-        """
-        run = self.run
-        switches = run.cs.assembly.collected.switches
-        keys = []
-        for key in switches:
-            if key == self.key or run.is_active(key):
-                continue
-            element = run.data.elements[BY_KIND[key[0]].collection][key[1]]
-            if hasattr(element, "restitution") or key[0] == "latch":
-                keys.append((key, element))
-        if not keys:
-            return []
-        for key, _ in keys:
-            run.set_flag(key, True)
-        _, qd, J, F = self._geometry()
-        for key, _ in keys:
-            run.set_flag(key, False)
-        tol = 1e-10 * max(run.data.length_scale(), 1.0)
-        out = []
-        for key, element in keys:
-            cols = np.asarray(switches[key][1])
-            closed = np.max(np.abs(F[cols])) <= tol
-            if closed and (key[0] == "latch" or np.min(J[cols] @ qd) < 0.0):
-                out.append((key, element, cols))
-        return out
-
-    def impact(self, restitution: float, activate: bool) -> dict:
-        r"""Apply Newton's impact law to the element's rows and every row closing with them.
-
-        Newton's impact law on the element's rows and every row closing at the same
-        instant (see :meth:`_companions`), through the Delassus matrix of the active rows plus
-        those: :math:`W \Lambda = -(1 + e_k)\, J_k \dot q^-` on the impacting rows, 0 on
-        the others (they keep their velocity), :math:`\dot q^+ = \dot q^- +
-        M^{-1}J^T\Lambda` (least squares: redundant rows share the impulse). A unilateral
-        companion whose impulse would pull (< 0) is left out (it separates); companions that
-        stay closed (latches, contacts slower than their resting speed, and the element when
-        ``activate``) are switched on if they add to the rank of the active rows, else
-        recorded as redundant (held by the others) and left off.
-        """
-        run = self.run
-        companions = self._companions()
-        for key, _, _ in companions:  # rows switched off are scaled to 0 in J
-            run.set_flag(key, True)
-        run.set_flag(self.key, True)
-        q, qd, J, _ = self._geometry()
-        for key, _, _ in companions:
-            run.set_flag(key, False)
-        switches = run.cs.assembly.collected.switches
-        _, cols = switches[self.key]
-        Md = mass_diagonal(run.data)
-        base_active = run.active_mask()
-        while True:
-            rows = base_active.copy()
-            for _, _, c in companions:
-                rows[c] = True
-            active = np.nonzero(rows)[0]
-            JA = J[active]
-            W = (JA / Md[None, :]) @ JA.T
-            target = np.zeros(len(active))
-            own = np.isin(active, cols)
-            approach = JA[own] @ qd
-            target[own] = -(1.0 + restitution) * approach
-            stays = []
-            for key, element, c in companions:
-                sel = np.isin(active, c)
-                closing = J[c] @ qd
-                e_c = getattr(element, "restitution", 0.0)
-                resting = (key[0] == "latch"
-                           or e_c * float(-closing.min()) < element.rest_speed)
-                target[sel] = -(1.0 + (0.0 if resting else e_c)) * closing
-                stays.append(resting)
-            lam = np.linalg.lstsq(W, target, rcond=None)[0]
-            pulling = [i for i, (key, _, c) in enumerate(companions)
-                       if key[0] != "latch" and np.min(lam[np.isin(active, c)]) < 0.0]
-            if not pulling:
-                break
-            companions = [cmp for i, cmp in enumerate(companions) if i not in pulling]
-        qd_new = qd + (JA.T @ lam) / Md
-        T0, T1 = 0.5 * np.sum(Md * qd * qd), 0.5 * np.sum(Md * qd_new * qd_new)
-        ta, n = run.cs.ta, run.n
-        ta.state[n:2 * n] = qd_new
-        if ta.state.shape[0] > 2 * n:  # the ledger: impacts dissipate
-            ta.state[2 * n + 1] += T0 - T1
-        now = float(ta.time)
-        run._last_event[self.key] = now
-        info = {"approach_speed": float(-approach.min()) if approach.size else 0.0,
-                "impulse": lam[own].tolist(), "kinetic_energy_lost": float(T0 - T1)}
-        if companions:
-            info["simultaneous"] = [el.label_prefix(k[1]) for k, el, _ in companions]
-        if activate:
-            run.set_flag(self.key, True)
-        else:
-            run.set_flag(self.key, False)
-            run.after_event.append(self.leave)
-        records = []
-        for (key, element, c), stay in zip(companions, stays):
-            act = _Actions(run, BY_KIND[key[0]], key[1], element)
-            run._last_event[key] = now
-            sel = np.isin(active, c)
-            what = ("latched" if key[0] == "latch" else "rests") if stay else "impact"
-            extra = {}
-            if stay and act.adds_rank():
-                run.set_flag(key, True)
-            elif stay:
-                extra["redundant"] = True
-                if key[0] == "latch":  # see Latch.on_event
-                    act.set_value("angle", element.angle + 1e6)
-            else:
-                run.after_event.append(act.leave)
-            records.append({"t": now, "name": element.label_prefix(key[1]), "what": what,
-                            "state": np.array(ta.state[:2 * n]),
-                            "approach_speed": float(-(J[c] @ qd).min()),
-                            "impulse": lam[sel].tolist(), "kinetic_energy_lost": 0.0,
-                            "with": self.name, **extra})
-        run.pending_records.extend(records)  # after the element's own record
-        return info
-
-    def switch(self, active: bool) -> None:
-        self.run.set_flag(self.key, active)
-        self.run._last_event[self.key] = float(self.run.cs.ta.time)
-        if not active:
-            self.run.after_event.append(self.leave)
-
-    def record(self, what: str, **info) -> None:
-        ta = self.run.cs.ta
-        self.run._last_event[self.key] = float(ta.time)
-        self.run.events.append({"t": float(ta.time), "name": self.name, "what": what,
-                                "state": np.array(ta.state[:2 * self.run.n]), **info})
-
-    def stop(self) -> None:
-        self.run.stopped = True
-
-
-def first_step_guard(ta, max_h: float) -> None:
+def first_step_guard(ta, max_h: float, log: list | None = None) -> None:
     """Take the first step of an integration segment with a safe size.
 
     A size heyoka's rule cannot get wrong.
@@ -1258,13 +1066,14 @@ def first_step_guard(ta, max_h: float) -> None:
     coefficient) both can vanish while the series does not, and the step comes out infinite
     or absurdly long. The coefficients at the start are computed (a step of 1e-300, undone);
     if the last two orders vanish, one step is taken with the same rule applied to the two
-    highest non-zero orders (at most ``max_h``); afterwards the state is generic again.
+    highest non-zero orders (at most ``max_h``); afterwards the state is generic again. The
+    recorded events the probe step met are taken off ``log`` again (:func:`rewind`).
     """
     state, t0 = np.array(ta.state), ta.time
+    n_log = None if log is None else len(log)
     ta.step(max_delta_t=1e-300, write_tc=True)
     tc = np.abs(np.asarray(ta.tc))
-    ta.state[:] = state
-    ta.time = t0
+    rewind(ta, t0, state, log, n_log)
     norms = tc.max(axis=0)  # per order, over the state
     p = norms.shape[0] - 1
     if not np.all(np.isfinite(norms)) or norms[p] > 0 or norms[p - 1] > 0:
@@ -1277,14 +1086,14 @@ def first_step_guard(ta, max_h: float) -> None:
     ta.step(max_delta_t=float(h))
 
 
-#: target wall time of one chunk of integrator steps between checks for Ctrl-C and budgets
-CHUNK_S = 0.05
+def rewind(ta, t: float, state: np.ndarray, log: list | None = None,
+           n_log: int | None = None) -> None:
+    """Put the integrator back at time ``t`` and ``state``, forgetting the events met since.
 
-
-def _next_chunk(chunk: int, dt: float) -> int:
-    """Return the next number of steps per chunk, aiming at :data:`CHUNK_S` per chunk."""
-    if dt < 0.5 * CHUNK_S:
-        return min(chunk * 2, 1 << 20)
-    if dt > 2 * CHUNK_S:
-        return max(chunk // 2, 1)
-    return chunk
+    Every undone integration goes through here: the recorded events it met (the entries of
+    ``log`` after the first ``n_log``) are undone with it, so none is recorded twice.
+    """
+    ta.time = t
+    ta.state[:] = state
+    if log is not None and n_log is not None:
+        del log[n_log:]

@@ -43,9 +43,21 @@ from .elements.base import is_expression
 DEFAULT_SINGULAR_THRESHOLD = 1e-8
 
 
-#: the run's own parameters (set by ``simulate``, not by the model's data)
-RUN_PARAMETERS = ("diagonal_scale", "singular_release", "singular_threshold", "window_keep",
-                  "window_t0", "window_accel", "stabilization")
+#: the run's own parameters (set by ``simulate`` or derived from the whole model, not edited
+#: as the model's data)
+RUN_PARAMETERS = ("diagonal_scale", "singular_release", "singular_threshold", "event_gap",
+                  "release_force", "window_keep", "window_t0", "window_accel", "stabilization")
+
+
+#: a unilateral row (contact, stop) closes when its gap falls through -EVENT_GAP times the
+#: length scale ``max(ℓ, 1)``, not through 0: a gap that starts at 0 (a contact just released,
+#: or just left after an impact) hovers there by rounding, and heyoka would see a crossing of 0
+#: at every step. 1e-13·ℓ is some 500 roundings of a position and far below any physical gap.
+EVENT_GAP = 1e-13
+#: a closed unilateral row releases when its force falls through -RELEASE_FORCE times the
+#: model's weight :math:`|g|\sum m_i`, not through 0, for the same reason: a force that starts
+#: at 0 (a contact that just closed at rest with nothing to carry yet) hovers there by rounding
+RELEASE_FORCE = 1e-12
 
 
 def parameter_layout(data: ModelData) -> list[tuple[tuple, float]]:
@@ -54,8 +66,10 @@ def parameter_layout(data: ModelData) -> list[tuple[tuple, float]]:
     Keys: ``("g",)``, ``("bar", i, name)``, ``(kind, index, *name)`` of the elements, then
     the run's own: ``("diagonal_scale",)`` (1 + ε of the regularization :math:`W + ε\,
     \mathrm{diag}(W)` used across singular poses, 1 otherwise), ``("singular_release",)`` and
-    ``("singular_threshold",)`` (the singularity monitor's thresholds, set by ``simulate``), the
-    window across singular poses (:func:`window_layout`) and ``("stabilization",)`` last.
+    ``("singular_threshold",)`` (the singularity monitor's thresholds, set by ``simulate``),
+    ``("event_gap",)`` and ``("release_force",)`` (the offsets of the events of unilateral
+    rows, :data:`EVENT_GAP` and :data:`RELEASE_FORCE`), the window across singular poses
+    (:func:`window_layout`) and ``("stabilization",)`` last.
     The compiled equations add further parameters computed from these
     (:class:`~quivira.model.monomials.Coefficients`).
     """
@@ -67,6 +81,9 @@ def parameter_layout(data: ModelData) -> list[tuple[tuple, float]]:
     out.append((("diagonal_scale",), 1.0))
     out.append((("singular_release",), -1.0))
     out.append((("singular_threshold",), DEFAULT_SINGULAR_THRESHOLD))
+    out.append((("event_gap",), EVENT_GAP * max(data.length_scale(), 1.0)))
+    out.append((("release_force",), RELEASE_FORCE * abs(data.g)
+                * sum(b.mass for b in data.bars)))
     out.extend(window_layout(data.n_coordinates()))
     out.append((("stabilization",), data.stabilization))
     return out
@@ -350,7 +367,7 @@ def collect(data: ModelData, index: dict[tuple, int], values: list[float] | None
                 extra["events"].append({"kind": kind, "position": pos, "role": ev.role,
                                         "value": value, "direction": ev.direction,
                                         "when": ev.when, "flag": flag,
-                                        "terminal": ev.terminal})
+                                        "terminal": ev.terminal, "offset": ev.offset})
         elif issubclass(kind, Load):
             power: Terms = []
             name = el.label_prefix(pos)
@@ -385,7 +402,8 @@ def collect(data: ModelData, index: dict[tuple, int], values: list[float] | None
                                  "value": ev.value if isinstance(ev.value, tuple)
                                  else cmap.term(ev.value, el.label_prefix(pos)),
                                  "direction": ev.direction, "when": ev.when,
-                                 "flag": None, "terminal": ev.terminal} for ev in el.events(ctx)]
+                                 "flag": None, "terminal": ev.terminal, "offset": ev.offset}
+                                for ev in el.events(ctx)]
     entries = hol + vel
     column = {id(e[0]): k for k, e in enumerate(entries)}
     for ev in extra["events"]:

@@ -126,6 +126,9 @@ class Trajectory:
     load_forces: dict = field(default_factory=dict)
     #: whether the model has drives or dampers (the work and dissipation were integrated)
     nonconservative: bool = False
+    #: an energy scale of the model, :math:`\sum_i m_i |g| \ell` (J; 0 if not known): the
+    #: floor of the scale of :meth:`relative_energy_error`
+    energy_scale: float = 0.0
     #: the events of the run, in time order: dicts with ``t`` (s), ``name`` (of the element),
     #: ``what`` ("latched", "impact", "rests", "released", "event") and, for switches and
     #: impacts, the ``state`` there and ``kinetic_energy_lost``, ``impulse``,
@@ -369,15 +372,19 @@ class Trajectory:
     def relative_energy_error(self) -> float:
         r"""How well energy is kept, relative to the energy scale (0 for fewer than two points).
 
-        For a conservative model :math:`\max_t |E(t) - E(0)| / \max(|E(0)|, \max_t T)`. For
-        a model with drives or dampers, where :math:`E` itself changes, the error of the
-        energy balance (:meth:`energy_balance`) over
-        :math:`\max(|E(0)|, \max_t T, \max_t |W_{in}|, \max_t D)`.
+        For a conservative model :math:`\max_t |E(t) - E(0)| / s` with
+        :math:`s = \max(|E(0)|, \max_t T, \sum_i m_i|g|\ell)`. For a model with drives or
+        dampers, where :math:`E` itself changes, the error of the energy balance
+        (:meth:`energy_balance`) over :math:`\max(s, \max_t |W_{in}|, \max_t D)`. The
+        term :math:`\sum_i m_i|g|\ell` (:attr:`energy_scale`: the work gravity can do over
+        the model's length scale) keeps the scale meaningful where every energy is about 0,
+        as for a body at rest on the floor.
         """
         e = self.energy
         if e.shape[0] < 2:
             return 0.0
-        scale = max(abs(e[0]), float(np.max(np.abs(self.kinetic_energy))), 1e-300)
+        scale = max(abs(e[0]), float(np.max(np.abs(self.kinetic_energy))), self.energy_scale,
+                    1e-300)
         if self.nonconservative:
             scale = max(scale, float(np.max(np.abs(self.work_in))),
                         float(np.max(np.abs(self.dissipated))))

@@ -224,6 +224,9 @@ class EventSpec:
     terminal : bool
         Stop the integration at the event (to switch constraints or apply an impulse) or
         only record it.
+    offset : int or None
+        Index of a runtime parameter added to the function (e.g. the model's
+        ``("event_gap",)``: :meth:`RowContext.global_par`).
     """
 
     role: str
@@ -231,6 +234,7 @@ class EventSpec:
     direction: str = "any"
     when: str = "always"
     terminal: bool = True
+    offset: int | None = None
 
 
 class EventActions(ABC):
@@ -271,6 +275,11 @@ class EventActions(ABC):
     @abstractmethod
     def approach_speed(self) -> float:
         r"""How fast the element's row closes now, :math:`-J\dot q \ge 0` (m/s or rad/s)."""
+        ...
+
+    @abstractmethod
+    def speed_tolerance(self) -> float:
+        """Return the speed (m/s or rad/s) below which a row's rate is rounding, not motion."""
         ...
 
     @abstractmethod
@@ -422,6 +431,13 @@ class Constraint(Element):
     #: without recompiling: an inactive row reads :math:`\\lambda_k = 0`
     #: (row scaled by the flag :math:`a`, :math:`W_{kk}` shifted by :math:`1 - a`)
     switchable: ClassVar[bool] = False
+    #: whether the rows are one-sided, :math:`g \\ge 0` with a multiplier that can only push
+    #: (:math:`\\lambda \\ge 0`): contacts and stops. Every path that switches such rows on at
+    #: an instant decides it by the sign conditions of :mod:`quivira.model.complementarity`
+    unilateral: ClassVar[bool] = False
+    #: whether the rows lock for good when the element's event triggers (latches): they take
+    #: part, with target velocity 0, in an impact at the same instant
+    locking: ClassVar[bool] = False
 
     @abstractmethod
     def rows(self, ctx: RowContext) -> list[Row]:

@@ -14,9 +14,12 @@ run without recompiling); heyoka locates the switching instants on its Taylor se
 
 Stops and contacts are unilateral: when :math:`g` reaches 0 while the row is off, Newton's
 impact law with restitution :math:`e` applies through :math:`W`: the row's velocity becomes
-:math:`-e` times its approach velocity, the other active rows keep theirs. If the rebound is
-slower than ``rest_speed`` (or the impacts come faster than ``zeno_time``) the row switches
-on instead (a plastic impact: resting contact); it then releases when its multiplier
+:math:`-e` times its approach velocity, the other active rows keep theirs, and no unilateral
+impulse pulls (:mod:`quivira.model.complementarity`). If the rebound is slower than
+``rest_speed`` (which must be positive: with 0 a bouncing body would never come to rest), or
+too slow to lift the gap measurably, or the impacts come faster than :data:`ZENO_TIME`, the
+impact is plastic and the row switches on **only if its force then pushes** (resting
+contact; :func:`quivira.model.contacts.settle`); it releases when its multiplier
 :math:`\lambda` (the contact force, :math:`\ge 0` when pushing) turns tensile, an event on
 :math:`\lambda`. Friction is not modelled; a tangential row could be added by the same means.
 """
@@ -32,7 +35,7 @@ from ..validation import (
     bar_index,
     check_flag,
     check_name,
-    check_nonnegative,
+    check_positive,
     check_real,
     check_s,
     field,
@@ -58,6 +61,16 @@ def _check_restitution(e: Any, where: str) -> float:
     if not 0.0 <= v <= 1.0:
         raise ValueError(f"{where} must lie in [0, 1] (0 plastic, 1 elastic), got {v:g}")
     return v
+
+
+def _check_rest_speed(v: Any, where: str) -> float:
+    """Check a resting speed: positive (with 0 a bouncing body would bounce for ever)."""
+    try:
+        return check_positive(v, where)
+    except ValueError:
+        raise ValueError(f"{where} must be > 0 (an approach speed below which an impact "
+                         "ends at rest; with 0 a bouncing body never comes to rest), got "
+                         f"{v!r}") from None
 
 
 class _Switching(Constraint):
@@ -96,6 +109,7 @@ class Latch(_Switching):
     kind = "latch"
     collection = "latches"
     title = "latch"
+    locking = True
 
     @classmethod
     def create(cls, bar_a: Any, bar_b: Any, angle: Any, name: str, data) -> Latch:
@@ -167,6 +181,7 @@ class Latch(_Switching):
             act.set_value("angle", self.angle + 1e6)
             return
         info = act.impact(0.0, activate=True)
+        info.pop("rests", None)
         act.record("latched", **info)
 
     def to_dict(self) -> dict:
@@ -189,9 +204,19 @@ class Latch(_Switching):
 class _Unilateral(_Switching):
     """A one-sided row ``g >= 0`` with impacts (restitution) and resting contact."""
 
+    unilateral = True
+
     def events(self, ctx: RowContext) -> list[EventSpec]:
-        return [EventSpec("close", ("row", 0), "down", "inactive"),
-                EventSpec("release", ("lambda", 0), "down", "active")]
+        """Return the close event (gap falling through ``-event_gap``) and the release event.
+
+        The release: the force falling through ``-release_force``; the offsets keep
+        heyoka from seeing crossings in the rounding of a gap or a force that starts at 0
+        (:data:`~quivira.model.symbolic.EVENT_GAP`).
+        """
+        return [EventSpec("close", ("row", 0), "down", "inactive",
+                          offset=ctx.global_par("event_gap")),
+                EventSpec("release", ("lambda", 0), "down", "active",
+                          offset=ctx.global_par("release_force"))]
 
     def on_event(self, role: str, act: EventActions) -> None:
         if role == "release":
@@ -204,7 +229,10 @@ class _Unilateral(_Switching):
         resting = (self.restitution * approach < self.rest_speed
                    or act.time_since_last() < ZENO_TIME)
         info = act.impact(0.0 if resting else self.restitution, activate=resting)
-        act.record("rests" if resting else "impact", **info)
+        rests = info.pop("rests")
+        if not rests and approach <= act.speed_tolerance():
+            return  # touched at rest and does not push (its force would pull): stays open
+        act.record("rests" if rests else "impact", **info)
 
     def _unilateral_dict(self) -> dict:
         return {"restitution": self.restitution, "rest_speed": self.rest_speed,
@@ -213,7 +241,7 @@ class _Unilateral(_Switching):
     @staticmethod
     def _unilateral_values(d: Any, where: str) -> tuple:
         return (_check_restitution(field(d, "restitution", where), f"{where}.restitution"),
-                check_nonnegative(field(d, "rest_speed", where), f"{where}.rest_speed"),
+                _check_rest_speed(field(d, "rest_speed", where), f"{where}.rest_speed"),
                 check_flag(field(d, "active", where), f"{where}.active"))
 
 
@@ -249,7 +277,7 @@ class AngleStop(_Unilateral):
             raise ValueError(f"{name}: side must be 'min' or 'max', got {side!r}")
         return cls(a, b, check_real(limit, f"{name}: limit"), side,
                    _check_restitution(restitution, f"{name}: restitution"), name,
-                   check_nonnegative(rest_speed, f"{name}: rest_speed"))
+                   _check_rest_speed(rest_speed, f"{name}: rest_speed"))
 
     def bars_used(self) -> tuple[int, ...]:
         """Return the indices of the bodies the angle stop touches."""
@@ -323,7 +351,7 @@ class Contact(_Unilateral):
                    check_real(normal_angle, f"{name}: normal_angle"),
                    check_real(height, f"{name}: height"),
                    _check_restitution(restitution, f"{name}: restitution"), name,
-                   check_nonnegative(rest_speed, f"{name}: rest_speed"))
+                   _check_rest_speed(rest_speed, f"{name}: rest_speed"))
 
     def bars_used(self) -> tuple[int, ...]:
         """Return the indices of the bodies the contact touches."""
