@@ -220,3 +220,19 @@ def test_new_bar_mass_follows_its_length_until_a_mass_is_typed():
     assert [b.mass for b in model.bars] == [b.mass for b in oracle.bars]
     assert [b.length for b in model.bars] == [b.length for b in oracle.bars]
     editor.close()
+
+
+def test_editing_one_coordinate_of_a_support_keeps_the_other_exact():
+    model = quivira.bar_joint_model()
+    model.add_bar_from_point_pair((0.0, 0.0), (math.cos(0.6), math.sin(0.6)))
+    model.add_support(0, 0.5, False, False)  # at the bar's end: more digits than shown
+    x0, y0 = model.supports[0].x, model.supports[0].y
+    assert (x0, y0) == (math.cos(0.6), math.sin(0.6))
+    editor = ModelEditor(model)
+    editor.support_select.value = 0
+    editor.support_at_point.value = False
+    editor.support_x.value = 0.25
+    assert (model.supports[0].x, model.supports[0].y) == (0.25, y0)
+    editor.support_y.value = -0.5
+    assert (model.supports[0].x, model.supports[0].y) == (0.25, -0.5)
+    editor.close()
