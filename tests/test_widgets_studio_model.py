@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import json
 import math
+import re
+from pathlib import Path
 
 import matplotlib
 
@@ -25,6 +27,7 @@ import quivira  # noqa: E402
 from quivira.examples import scissor  # noqa: E402
 from quivira_widgets import ModelEditor, Studio  # noqa: E402
 
+LESSON_4 = Path(__file__).resolve().parents[1] / "notebooks" / "04_scissors_and_studio.ipynb"
 T_END, FRAMES = 2.0, 401  # the player's run (the lesson's Studio settings)
 
 
@@ -236,3 +239,29 @@ def test_editing_one_coordinate_of_a_support_keeps_the_other_exact():
     editor.support_y.value = -0.5
     assert (model.supports[0].x, model.supports[0].y) == (0.25, -0.5)
     editor.close()
+
+
+# ------------------------------------------------------------------------------------------
+# lesson 4: solution 1 runs as printed on the lattice exercise 1 builds
+# ------------------------------------------------------------------------------------------
+
+def solution_code(number: int) -> str:
+    """Return the Python block of lesson 4's solution ``number``, as printed."""
+    cells = json.loads(LESSON_4.read_text(encoding="utf-8"))["cells"]
+    text = "".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+    found = re.findall(rf"<summary><b>Solution {number} .*?</details>", text, flags=re.S)
+    assert len(found) == 1, f"lesson 4 should have one solution {number}"
+    blocks = re.findall(r"```python\n(.*?)```", found[0], flags=re.S)
+    assert len(blocks) == 1, f"solution {number} should print one Python block"
+    return blocks[0]
+
+
+def test_lesson_4_solution_1_runs_as_printed():
+    studio = Studio(quivira.bar_joint_model(), backend="static")
+    # exercise 1: typed to the twelve digits the fields show
+    build_in_editor(studio.editor, lattice_ends(2, 1.0, 0.6), lambda v: f"{v:.12g}")
+    studio.player.simulate_button.click()
+    namespace = {"studio": studio, "scissor": scissor, "np": np, "math": math,
+                 "quivira": quivira}
+    exec(compile(solution_code(1), "lesson 4, solution 1", "exec"), namespace)
+    studio.close()
