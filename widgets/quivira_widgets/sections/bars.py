@@ -8,8 +8,10 @@ and a rigid body's moment of inertia about its mass centre in the *inertia I* fi
 ``model.set_body_inertia``; a bar's inertia follows from its mass and length, m L²/12, and a
 particle has none). With "+ new bar" selected the fields describe the next bar: a fresh one near the
 centre of the view (:attr:`BarsSection.center`), of the model's typical length, horizontal —
-never a copy of the bar selected before. With a bar selected, a change of a field edits that
-bar at once.
+never a copy of the bar selected before. Its mass is :data:`MASS_PER_LENGTH` times its length,
+as in ``model.add_bar_from_point_pair``: the *mass* field follows the length (typed, or given by
+the ends) until a mass is typed, and then keeps that mass. With a bar selected, a change of a
+field edits that bar at once.
 """
 
 from __future__ import annotations
@@ -28,6 +30,9 @@ from .._fields import NumberField
 from .._modelinfo import nice
 from .base import NEW, ItemSection, row
 
+#: mass per length (kg/m) of a new bar whose mass is not typed (``add_bar_from_point_pair``'s)
+MASS_PER_LENGTH = 1.0
+
 
 class BarsSection(ItemSection):
     """Bars of the model (see the module docstring).
@@ -39,7 +44,8 @@ class BarsSection(ItemSection):
     mode : ipywidgets.ToggleButtons
         ``"attitude"`` (centre, angle, length) or ``"endpoints"``.
     x, y, theta, length, x1, y1, x2, y2, mass : NumberField
-        The fields (θ in degrees).
+        The fields (θ in degrees). For a new bar, *mass* follows its length
+        (:data:`MASS_PER_LENGTH`) until a mass is typed.
     inertia : NumberField
         The moment of inertia (kg·m²) of the selected rigid body (disabled for bars and
         particles).
@@ -51,6 +57,7 @@ class BarsSection(ItemSection):
 
     def __init__(self, model: BarJointModel) -> None:
         super().__init__(model)
+        self._mass_typed = False
         self.mode = widgets.ToggleButtons(options=[("by attitude", "attitude"),
                                                    ("by endpoints", "endpoints")],
                                           value="attitude", style={"button_width": "110px"})
@@ -119,7 +126,7 @@ class BarsSection(ItemSection):
         """Fill in a fresh horizontal bar at the view's centre.
 
         Moved down while it would lie on an existing bar's centre; of the model's median length
-        and 1 kg per m.
+        and :data:`MASS_PER_LENGTH` kg per m of it (the mass follows the length until typed).
         """
         bars = self.model.bars
         lengths = [b.length for b in bars]
@@ -130,11 +137,18 @@ class BarsSection(ItemSection):
             if (round(cx, 9), round(cy, 9)) not in taken:
                 break
             cy -= 0.25 * L
+        self._mass_typed = False
         with self.syncing():
             for f, v in ((self.x, cx), (self.y, cy), (self.theta, 0.0), (self.length, L),
-                         (self.mass, L * 1.0)):
+                         (self.mass, MASS_PER_LENGTH * L)):
                 f.set_quietly(nice(v))
         self._show_endpoints(cx, cy, 0.0, L, True)
+
+    def _template_mass(self, length: float) -> None:
+        """Show the new bar's mass for ``length`` (m), unless a mass was typed."""
+        if not self._mass_typed:
+            with self.syncing():
+                self.mass.set_quietly(nice(MASS_PER_LENGTH * length))
 
     def _show_endpoints(self, x, y, th, L, force: bool = True) -> None:
         ends = geo.endpoints_from_pose(x, y, th, L)
@@ -190,6 +204,8 @@ class BarsSection(ItemSection):
                     f.set_quietly(nice(v))
                 if L > 0:
                     self.length.set_quietly(nice(L))
+            if L > 0:
+                self._template_mass(L)
             return
         b = self.model.bars[i]
         if b.pose is None:
@@ -216,6 +232,7 @@ class BarsSection(ItemSection):
             return
         if i == NEW:
             self._template_from_attitude()
+            self._template_mass(self.length.value)
             return
         L = self.length.value
         old = self.model.bars[i].length
@@ -224,7 +241,10 @@ class BarsSection(ItemSection):
 
     def _on_mass(self) -> None:
         i = self.selected
-        if i == NEW or self.mass.error:
+        if self.mass.error:
+            return
+        if i == NEW:
+            self._mass_typed = True  # the new bar keeps this mass, whatever its length
             return
         m = self.mass.value
         old = self.model.bars[i].mass
@@ -255,15 +275,17 @@ class BarsSection(ItemSection):
         if self.selected != NEW:
             self.message.error("choose '+ new bar' to add a bar")
             return None
-        mass = self.mass.value
+        # a typed mass as typed; else the mass per length, times the length of this bar
+        mass = self.mass.value if self._mass_typed else None
         if self.mode.value == "attitude":
             if self.refused(self.x, self.y, self.theta, self.length, self.mass):
                 return None
             x, y, th = self.x.value, self.y.value, math.radians(self.theta.value)
             L = self.length.value
+            m = MASS_PER_LENGTH * L if mass is None else mass
 
             def action():
-                return self.model.add_bar_at_attitude(x, y, th, L, mass)
+                return self.model.add_bar_at_attitude(x, y, th, L, m)
         else:
             if self.refused(self.x1, self.y1, self.x2, self.y2, self.mass):
                 return None
@@ -275,7 +297,9 @@ class BarsSection(ItemSection):
                 return None
 
             def action():
-                return self.model.add_bar_from_point_pair(p1, p2, mass / L)
+                if mass is None:
+                    return self.model.add_bar_from_point_pair(p1, p2, MASS_PER_LENGTH)
+                return self.model.add_bar_from_point_pair(p1, p2, mass=mass)
         ok, i = self.apply(action, lambda i: (
             f"added bar {i} — it is free: join it (Joints) or support it, or it will fall"))
         if ok:

@@ -71,8 +71,8 @@ class SupportsSection(ItemSection):
         self.on_change(self.free_x, lambda: self._on_field("free"))
         self.on_change(self.free_y, lambda: self._on_field("free"))
         self.on_change(self.at_point, lambda: self._on_field("at"))
-        self.on_change(self.x, lambda: self._on_field("xy"))
-        self.on_change(self.y, lambda: self._on_field("xy"))
+        self.on_change(self.x, lambda: self._on_field("x"))
+        self.on_change(self.y, lambda: self._on_field("y"))
         self.on_change(self.bar, self._template_point)
         self.children = [self.select, row(self.bar, self.s, align="center"),
                          row(self.free_x, self.free_y, self.kind, align="center"),
@@ -177,9 +177,12 @@ class SupportsSection(ItemSection):
                 if p is not None and all(math.isfinite(v) for v in p):
                     kw.update(x=p[0], y=p[1])
         else:
-            if self.x.error or self.y.error:
+            field = self.x if what == "x" else self.y
+            if field.error:
                 return
-            kw = {"x": self.x.value, "y": self.y.value}
+            # only the edited coordinate: the other keeps its exact value, not the one shown
+            kw = {what: field.value}
+            restore = nice(getattr(sp, what))
         ok, _ = self.apply(lambda: self.model.set_support(k, **kw), f"support {k} changed",
                            field, restore)
         if not ok and what == "free":
