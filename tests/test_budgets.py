@@ -261,3 +261,184 @@ def test_kinematic_sweep_refuses_large_outputs_before_any_work():
                                          "fewer values"):
         m.kinematic_sweep("th0", values)
     assert time.perf_counter() - t0 < 1.0 and m._simulator.n_cached == 0
+
+
+# ------------------------------------------------------------------ sweeps
+def _quiet_threads() -> int:
+    """Threads alive, but for the process-wide pools that compile code in the background.
+
+    (Their threads start on first use and stay; a sweep's threads are "quivira-sweep_k".)
+    """
+    pools = ("quivira-compile", "quivira-batch")
+    return threading.active_count() - sum(t.name.startswith(pools)
+                                          for t in threading.enumerate())
+
+
+def test_sweep_ctrl_c_on_threads_stops_the_running_batch_lanes_within_a_second():
+    m = four_bar()
+    values = {"bar0.mass": np.linspace(0.8, 1.6, 6)}
+    qv.sweep(m, values, 0.1, n_points=11, workers=2, block_size=3, progress=False)  # compiled
+    threads = _quiet_threads()
+    with ctrl_c_after(0.5) as sent:
+        res = qv.sweep(m, values, 1e6, n_points=11, workers=2, block_size=3, progress=False)
+    assert time.perf_counter() - sent[0] < 1.0
+    assert res.attrs["interrupted"] and set(res.status) == {"cancelled"}
+    assert _quiet_threads() == threads  # no worker thread is left running
+    assert not [t for t in threading.enumerate() if t.name.startswith("quivira-sweep")]
+
+
+def _recorded_pendulum() -> qv.BarJointModel:
+    """The pendulum with a recorded event: every variant runs in the scalar simulator."""
+    m = pendulum()
+    x0, _, _ = m.coordinates(0)
+    m.add_event(x0, "vertical", direction="down")
+    return m
+
+
+def test_sweep_ctrl_c_on_threads_stops_between_scalar_variants():
+    m = _recorded_pendulum()
+    values = {"g": np.linspace(9.0, 10.0, 400)}
+    qv.sweep(m, {"g": [9.0]}, 0.5, n_points=11, workers=2, progress=False)  # compiled
+    threads = _quiet_threads()
+    with ctrl_c_after(0.5) as sent:
+        res = qv.sweep(m, values, 30.0, n_points=11, workers=2, block_size=200,
+                       progress=False)
+    assert time.perf_counter() - sent[0] < 1.0
+    assert res.attrs["interrupted"] and _quiet_threads() == threads
+    done = res.status == "ok"
+    assert 0 < done.sum() < 400 and set(res.status[~done]) == {"cancelled"}
+    assert res.scalar[0] is not None and np.all(np.isfinite(res.final_state[done]))
+
+
+@pytest.mark.skipif(not qv.sweeps.batch._SIMULATE_TAKES_CANCEL,
+                    reason="Simulator.simulate does not take cancel= yet")
+def test_sweep_ctrl_c_on_threads_stops_a_long_scalar_variant():
+    m = _recorded_pendulum()
+    qv.sweep(m, {"g": [9.0]}, 0.5, n_points=11, workers=1, progress=False)  # compiled
+    threads = _quiet_threads()
+    with ctrl_c_after(0.5) as sent:
+        res = qv.sweep(m, {"g": [9.0, 9.5]}, 1e6, n_points=11, workers=2, block_size=1,
+                       progress=False)
+    assert time.perf_counter() - sent[0] < 1.0
+    assert list(res.status) == ["cancelled", "cancelled"]
+    assert _quiet_threads() == threads
+
+
+def test_sweep_max_wall_s_in_batch_lanes_uses_the_budget_message():
+    m = four_bar()
+    res = qv.sweep(m, {"bar0.mass": [1.0, 1.2]}, 1e6, n_points=11, workers=1,
+                   max_wall_s=0.3, progress=False)
+    assert list(res.status) == ["budget", "budget"]
+    assert "max_wall_s = 0.3); pass a larger max_wall_s" in res.message[0]
+    with pytest.raises(ValueError, match="max_steps must be an integer >= 1"):
+        qv.sweep(m, {"g": [1.0]}, 1.0, max_steps=0, progress=False)
+
+
+def test_sweep_refuses_large_outputs_before_any_work(monkeypatch):
+    def no_compile(*args, **kwargs):
+        raise AssertionError("compiled")
+
+    monkeypatch.setattr(qv.sweeps.run, "Preparer", no_compile)
+    m = pendulum()
+    values = {"g": np.linspace(1.0, 10.0, 200_000)}
+    t0 = time.perf_counter()
+    with pytest.raises(ValueError, match=r"200000 variants of n_points = 2001 would need "
+                                         r"about 38.\d GB .*leave 'trajectory' out"):
+        qv.sweep(m, values, 1.0, n_points=2001, progress=False)
+    assert time.perf_counter() - t0 < 1.0 and m._simulator.n_cached == 0
+    # without the trajectories, the same sweep holds one state per variant
+    outputs = ("final_state", "energy_error")
+    with pytest.raises(AssertionError, match="compiled"):
+        qv.sweep(m, values, 1.0, n_points=2001, outputs=outputs, progress=False)
+
+
+def test_sweep_without_trajectory_keeps_the_final_states():
+    m = four_bar()
+    values = {"bar0.mass": [1.0, 1.5]}
+    full = qv.sweep(m, values, 0.5, n_points=21, workers=1, progress=False)
+    final = qv.sweep(m, values, 0.5, n_points=21, workers=1, progress=False,
+                     outputs=["final_state", "energy_error"])
+    assert final.q is None
+    np.testing.assert_array_equal(final.final_state, full.final_state)
+    np.testing.assert_array_equal(final.energy_error, full.energy_error)
+
+
+# ------------------------------------------------------------------ heyoka's disk cache
+def test_sweep_cache_dir_is_checked_and_restored(tmp_path):
+    m = pendulum()
+    before = hy.llvm_state.get_diskcache_path()
+    with pytest.raises(TypeError, match="heyoka_cache_dir must be a path"):
+        qv.sweep(m, {"g": [9.0]}, 0.1, heyoka_cache_dir=3, progress=False)
+    a_file = tmp_path / "file"
+    a_file.write_text("")
+    with pytest.raises(ValueError, match=f"heyoka_cache_dir '{a_file}' is not a directory"):
+        qv.sweep(m, {"g": [9.0]}, 0.1, heyoka_cache_dir=a_file, progress=False)
+    with pytest.raises(ValueError, match="cannot be created"):
+        qv.sweep(m, {"g": [9.0]}, 0.1, heyoka_cache_dir=a_file / "sub", progress=False)
+    cache = tmp_path / "cache"
+    res = qv.sweep(m, {"g": [9.0]}, 0.1, n_points=3, heyoka_cache_dir=cache, progress=False)
+    assert res.status[0] == "ok" and (cache / "cache.db").exists()
+    assert hy.llvm_state.get_diskcache_path() == before
+    with pytest.raises(ValueError, match="variant 0: bar 0: mass must be positive"):
+        qv.sweep(m, {"bar0.mass": [-1.0]}, 0.1, heyoka_cache_dir=cache, progress=False)
+    assert hy.llvm_state.get_diskcache_path() == before
+    with ctrl_c_after(0.5):
+        res = qv.sweep(four_bar(), {"g": [9.0, 9.5]}, 1e6, n_points=3, workers=1,
+                       heyoka_cache_dir=cache, progress=False)
+    assert res.attrs["interrupted"] and hy.llvm_state.get_diskcache_path() == before
+
+
+def test_corrupted_cache_error_names_the_cache():
+    from quivira.sweeps.cache import cache_errors
+
+    heyoka_error = ValueError("Could not find the symbol 'step' in the compiled module. The "
+                              "full error message:\nSymbols not found: [ step ]")
+    with pytest.raises(RuntimeError, match=r"cache of compiled code in '/some/dir' seems to "
+                       r"be corrupted .*clear_diskcache\(\).*delete the directory") as info:
+        with cache_errors("/some/dir"):
+            raise heyoka_error
+    assert info.value.__cause__ is heyoka_error
+    with pytest.raises(ValueError, match="unrelated"), cache_errors("/some/dir"):
+        raise ValueError("unrelated")
+
+
+SWEEP_IN_A_PROCESS = """
+import sys
+import quivira as qv
+from quivira.examples import four_bar
+try:
+    res = qv.sweep(four_bar(), {"g": [9.0, 9.5]}, 0.2, n_points=3, workers=1,
+                   progress=False, tol=1.234e-11, heyoka_cache_dir=sys.argv[1])
+    print("status", res.status.tolist(), res.message.tolist())
+except RuntimeError as exc:
+    print("error", exc)
+"""
+
+
+def test_sweep_with_a_corrupted_cache_names_it(tmp_path):
+    """A cache whose compiled modules were swapped by hand: heyoka cannot find its
+    functions in them; the sweep's error names the cache and how to clear it."""
+    import os
+    import sqlite3
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    cache = tmp_path / "cache"
+    here = str(Path(qv.__file__).parents[1])  # the quivira under test
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([here, os.environ.get("PYTHONPATH",
+                                                                             "")])}
+
+    def run() -> str:
+        out = subprocess.run([sys.executable, "-c", SWEEP_IN_A_PROCESS, str(cache)],
+                             capture_output=True, text=True, timeout=120, env=env)
+        return out.stdout + out.stderr
+
+    assert "status ['ok', 'ok']" in run()
+    with sqlite3.connect(cache / "cache.db") as db:
+        rows = db.execute("select hash, obj from cache order by length(obj)").fetchall()
+        for h, _ in rows[1:]:
+            db.execute("update cache set obj = ? where hash = ?", (rows[0][1], h))
+    text = run()
+    assert f"cache of compiled code in '{cache}' seems to be corrupted" in text, text
+    assert "clear_diskcache()" in text
