@@ -21,6 +21,8 @@ from __future__ import annotations
 import math
 import threading
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -73,7 +75,7 @@ def chunk_steps(cost: float) -> int:
     return int(min(MAX_CHUNK, max(1, CHUNK_TARGET_S / (SECONDS_PER_COST * cost))))
 
 
-def check_output_bytes(nbytes: float, what: str, fix: str) -> None:
+def check_output_bytes(nbytes: float, what: str, fix: str, *, of: str = "outputs") -> None:
     """Refuse, before any work, outputs needing more than :data:`MAX_OUTPUT_BYTES`.
 
     Parameters
@@ -84,6 +86,9 @@ def check_output_bytes(nbytes: float, what: str, fix: str) -> None:
         What asks for them, e.g. ``"n_points = 10**9"``.
     fix : str
         What to reduce, e.g. ``"use fewer n_points"``.
+    of : str, optional
+        What the memory is for, in the message (``"outputs"``; e.g. ``"working memory"``
+        for the equations a call builds).
 
     Raises
     ------
@@ -91,8 +96,18 @@ def check_output_bytes(nbytes: float, what: str, fix: str) -> None:
         Above the limit.
     """
     if not nbytes <= MAX_OUTPUT_BYTES:  # also NaN
-        raise ValueError(f"{what} would need about {nbytes / 1e9:.3g} GB of outputs (limit "
+        raise ValueError(f"{what} would need about {nbytes / 1e9:.3g} GB of {of} (limit "
                          f"{MAX_OUTPUT_BYTES / 1e9:g} GB); {fix}")
+
+
+def decomposition_cost(ta) -> float:
+    """Return the :func:`chunk_steps` cost of one step of the heyoka integrator ``ta``.
+
+    A fifth of the length of heyoka's decomposition of its system (the decomposition of the
+    bar model is about five times the measure ``chunk_steps`` is calibrated on). It depends on
+    the system alone, so chunks of steps sized from it do too.
+    """
+    return len(ta.decomposition) / 5.0
 
 
 @dataclass
@@ -138,22 +153,29 @@ class Budget:
         """Whether another thread asked this call to stop."""
         return self.cancel is not None and self.cancel.is_set()
 
-    def exceeded(self, t: float | None = None) -> str | None:
+    def exceeded(self, t: float | None = None, *, at: str | None = None,
+                 shorter: str = "simulate a shorter time", unit: str = "integrator steps"
+                 ) -> str | None:
         """Return why the call must stop now (a sentence), or None.
 
-        ``t`` is the simulated time reached, quoted in the sentence.
+        ``t`` is the simulated time reached, quoted in the sentence. Calls that loop over
+        something other than time say where they are with ``at`` (e.g. ``"at g = 3.5"``),
+        what to do instead of simulating a shorter time with ``shorter`` (e.g. ``"follow a
+        shorter range of values"``) and what they count as steps with ``unit`` (e.g.
+        ``"Newton iterations"``).
         """
-        at = "" if t is None else f" at t = {t:.6g} s"
+        if at is None:
+            at = "" if t is None else f"at t = {t:.6g} s"
+        at = f" {at}" if at else ""
         if self.cancelled():
             return f"cancelled{at}"
         if self.steps >= self.max_steps:
-            return (f"stopped after {self.steps} integrator steps{at} (max_steps = "
-                    f"{self.max_steps}); pass a larger max_steps, or simulate a shorter time")
+            return (f"stopped after {self.steps} {unit}{at} (max_steps = "
+                    f"{self.max_steps}); pass a larger max_steps, or {shorter}")
         used = self.wall_s
         if used >= self.max_wall_s:
             return (f"stopped after {used:.3g} s of wall time{at} (max_wall_s = "
-                    f"{self.max_wall_s:g}); pass a larger max_wall_s, or simulate a shorter "
-                    "time")
+                    f"{self.max_wall_s:g}); pass a larger max_wall_s, or {shorter}")
         return None
 
     def chunk(self, cost: float) -> int:
@@ -202,3 +224,40 @@ def propagate_grid(ta, grid: np.ndarray, budget: Budget, cost: float
         exc.states = np.array(rows)
         raise
     return np.array(rows), outcome, None
+
+
+# ---------------------------------------------------------------------- loops
+def stop_if_exceeded(budget: Budget, what: str, where: str, partial: Callable[[str], Any],
+                     state: np.ndarray, **words: str) -> None:
+    """Raise ``BudgetExceededError`` if ``budget`` is used up, with the result so far.
+
+    For calls that loop over something other than time (equilibrium paths, kinematic
+    sweeps). ``what`` names the call, ``where`` says where it is (e.g. ``"at g = 3.5"``),
+    ``partial(message)`` builds its partial result (called only when stopping, with the
+    reason), ``state`` is the last pose; ``words`` go to :meth:`Budget.exceeded`
+    (``shorter``, ``unit``).
+    """
+    stop = budget.exceeded(at=where, **words)
+    if stop is not None:
+        from .model.trajectory import BudgetExceededError
+
+        raise BudgetExceededError(f"{what} {stop}", math.nan, state, result=partial(stop))
+
+
+@contextmanager
+def partial_on_interrupt(what: str, where: Callable[[], str],
+                         partial: Callable[[str], Any]) -> Iterator[None]:
+    """Turn Ctrl-C inside the block into ``SimulationInterrupted`` with the result so far.
+
+    ``where()`` says where the loop was (e.g. ``"at g = 3.5"``), ``partial(message)`` builds
+    what it computed up to then (its ``result``).
+    """
+    try:
+        yield
+    except KeyboardInterrupt:
+        from .model.trajectory import SimulationInterrupted
+
+        at = where()
+        raise SimulationInterrupted(math.nan, result=partial(f"interrupted {at}"), message=(
+            f"{what} interrupted {at}; what it computed up to then is in .result of this "
+            "exception")) from None

@@ -33,9 +33,17 @@ import heyoka as hy
 import numpy as np
 
 from ._entries import as_expression, is_zero
+from .budget import (
+    DEFAULT_MAX_STEPS,
+    DEFAULT_MAX_WALL_S,
+    Budget,
+    check_output_bytes,
+    decomposition_cost,
+    propagate_grid,
+)
 from .lagrangian import assemble_eom, find_constrained_accelerations
 from .model.simulator import ConstraintWarning
-from .model.trajectory import Trajectory
+from .model.trajectory import BudgetExceededError, SimulationInterrupted, Trajectory
 from .model.validation import check_nonnegative, check_positive, check_real
 
 __all__ = ["simulate_system"]
@@ -67,7 +75,8 @@ def simulate_system(lagrangian: hy.expression, F: Sequence, q: Sequence, qd: Seq
                     tol: float | None = None, stabilization: float = 0.0,
                     compact_mode: bool | None = None, opt_level: int | None = None,
                     labels: Sequence[str] | None = None,
-                    position_tolerance: float = 1e-9) -> Trajectory:
+                    position_tolerance: float = 1e-9, max_steps: int = DEFAULT_MAX_STEPS,
+                    max_wall_s: float = DEFAULT_MAX_WALL_S) -> Trajectory:
     r"""Integrate the constrained system of :func:`quivira.lagrange_eom`.
 
     Return a :class:`~quivira.model.trajectory.Trajectory` (see the module docstring).
@@ -99,6 +108,10 @@ def simulate_system(lagrangian: hy.expression, F: Sequence, q: Sequence, qd: Seq
         One label per constraint row (default ``"row k"``).
     position_tolerance : float, optional
         Largest accepted :math:`|F(q_0, t_0)|`, relative to :math:`\max(1, |q_0|_\infty)`.
+    max_steps : int, optional
+        Budget of integrator steps (as :meth:`quivira.bar_joint_model.simulate`).
+    max_wall_s : float, optional
+        Budget of wall time (s) of the call.
 
     Returns
     -------
@@ -112,7 +125,14 @@ def simulate_system(lagrangian: hy.expression, F: Sequence, q: Sequence, qd: Seq
     ------
     TypeError, ValueError
         Bad inputs (as :func:`quivira.lagrange_eom`; a wrong state size, non-finite values,
-        initial positions violating the constraints, ``t_end <= t0``).
+        initial positions violating the constraints, ``t_end <= t0``); outputs larger than
+        :data:`~quivira.budget.MAX_OUTPUT_BYTES` (checked before anything is compiled).
+    BudgetExceededError
+        ``max_steps`` or ``max_wall_s`` was used up; ``.trajectory`` holds the motion up to
+        ``.t``.
+    SimulationInterrupted
+        Ctrl-C (checked between chunks of integrator steps); ``.trajectory`` holds the
+        motion up to ``.t``.
     """
     t0 = check_real(t0, "t0")
     t_end = check_real(t_end, "t_end")
@@ -126,10 +146,17 @@ def simulate_system(lagrangian: hy.expression, F: Sequence, q: Sequence, qd: Seq
     if tol is not None:
         tol = check_positive(tol, "tol")
     position_tolerance = check_positive(position_tolerance, "position_tolerance")
+    budget = Budget(max_steps, max_wall_s)
     G = [] if velocity_constraints is None else list(velocity_constraints)
     parts = assemble_eom(lagrangian, F, q, qd, Q_nc, velocity_constraints=G or None)
     q, qd = list(parts.q), list(parts.qd)
     n, m = len(q), len(parts.J_rows)
+    # per output time: the states; the outputs function's T, L, F, v, lambda, qdd and M; the
+    # Trajectory's copies of q, qd, energies and residuals; M, J and W for the singularity
+    per_time = 2 * n + (2 + 3 * m + n + n * n) + (2 * n + 2 + 2 * m) + (n * n + 2 * m * n)
+    per_time += m * m
+    check_output_bytes(8.0 * n_points * per_time, f"n_points = {n_points}",
+                       "use fewer n_points")
     try:
         state0 = np.asarray(initial_state, dtype=float)
     except (TypeError, ValueError):
@@ -229,11 +256,36 @@ def simulate_system(lagrangian: hy.expression, F: Sequence, q: Sequence, qd: Seq
     # --- integrate and evaluate
     grid = np.linspace(t0, t_end, n_points)
     t_run = _time.perf_counter()
-    res = ta.propagate_grid(grid)
-    states = res[-1]
-    if not np.all(np.isfinite(states)):
+    info = {"compact_mode": opts["compact_mode"], "opt_level": opts["opt_level"],
+            "tol": float(ta.tol), "order": int(ta.order), "stabilization": alpha,
+            "compile_s": t_compile, "projected_velocity_change": dq_max}
+
+    def trajectory(states: np.ndarray) -> Trajectory:
+        """Return the Trajectory of ``states`` on the first rows of ``grid``."""
+        info["integrate_s"] = _time.perf_counter() - t_run
+        return _outputs(states, grid[: len(states)], batch, cf, cg, n, m, labels, q, qd, info)
+
+    try:
+        states, outcome, stop = propagate_grid(ta, grid, budget, decomposition_cost(ta))
+    except KeyboardInterrupt as exc:
+        raise SimulationInterrupted(float(ta.time), trajectory(exc.states)) from None
+    if stop is not None and outcome not in (hy.taylor_outcome.time_limit,
+                                            hy.taylor_outcome.step_limit):
         raise ValueError("the integration produced non-finite states (a singular pose?)")
-    t_int = _time.perf_counter() - t_run
+    traj = trajectory(states)
+    if stop is not None:
+        raise BudgetExceededError(stop, float(ta.time), np.array(ta.state), traj)
+    return traj
+
+
+def _outputs(states: np.ndarray, grid: np.ndarray, batch, cf, cg, n: int, m: int,
+             labels: list, q: list, qd: list, info: dict) -> Trajectory:
+    """Return the :class:`Trajectory` of the integrator ``states`` at the times ``grid``.
+
+    With the multipliers, accelerations, energies and residuals of the compiled ``cf`` and
+    ``cg`` (evaluated by ``batch``) and the singularity measure of ``W``.
+    """
+    n_points = len(grid)
     out = batch(cf, states.T.copy(), grid)
     kin, lag = out[0], out[1]
     o = 2
@@ -262,11 +314,7 @@ def simulate_system(lagrangian: hy.expression, F: Sequence, q: Sequence, qd: Seq
     return Trajectory(
         t=grid, q=states[:, :n].copy(), qd=states[:, n:].copy(), constraint_labels=labels,
         kinetic_energy=kin, potential_energy=kin - lag, position_residual=F_out,
-        velocity_residual=v_out,
-        info={"compact_mode": opts["compact_mode"], "opt_level": opts["opt_level"],
-              "tol": float(ta.tol), "order": int(ta.order), "stabilization": alpha,
-              "compile_s": t_compile, "integrate_s": t_int,
-              "projected_velocity_change": dq_max},
-        coordinate_names=names_q, velocity_names=names_qd,
+        velocity_residual=v_out, info=dict(info), coordinate_names=names_q,
+        velocity_names=names_qd,
         dynamics_source=_Arrays({"lambda_mult": lam_out, "qdd": qdd_out,
                                  "singularity": singularity}))

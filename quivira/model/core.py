@@ -28,6 +28,7 @@ from typing import Any
 import heyoka as hy
 import numpy as np
 
+from ..budget import Budget
 from ..lagrangian import assemble_eom, eom_result
 from . import persistence
 from .data import Bar, ModelData, Particle, RigidBody, check_points, check_shape
@@ -74,7 +75,7 @@ from .simulator import (
     mass_diagonal,
 )
 from .symbolic import build_symbolic, parameter_layout, parameter_symbols, topology_key
-from .trajectory import Trajectory
+from .trajectory import BudgetExceededError, SimulationInterrupted, Trajectory
 from .validation import (
     check_flag,
     check_index,
@@ -2327,7 +2328,9 @@ class bar_joint_model:  # noqa: N801 - API name
 
     def equilibrium_path(self, parameter: Any, values: Sequence[float], *,
                          q_guess: Sequence[float] | None = None, tol: float = 1e-10,
-                         max_points: int = 2000, max_step: float | None = None):
+                         max_points: int = 2000, max_step: float | None = None,
+                         max_steps: int = DEFAULT_MAX_STEPS,
+                         max_wall_s: float = DEFAULT_MAX_WALL_S):
         """Follow the equilibrium as one parameter goes from ``values[0]`` to ``values[-1]``.
 
         Pseudo-arclength continuation, through limit points (see :mod:`quivira.model.statics`).
@@ -2348,12 +2351,21 @@ class bar_joint_model:  # noqa: N801 - API name
             Largest number of path points.
         max_step : float, optional
             Largest step in scaled arclength (default: the spacing of ``values``).
+        max_steps : int
+            Budget of predictor-corrector steps.
+        max_wall_s : float
+            Budget of wall time (s) of the call.
 
         Returns
         -------
         EquilibriumPath
             Parameter, poses and multipliers along the path, stability, limit points and
             bifurcations.
+
+        Raises
+        ------
+        BudgetExceededError, SimulationInterrupted
+            A budget was used up, or Ctrl-C; ``.result`` holds the path so far.
         """
         from . import statics
 
@@ -2365,10 +2377,13 @@ class bar_joint_model:  # noqa: N801 - API name
             raise ValueError(f"max_points must be an integer >= 2, got {max_points}")
         if max_step is not None:
             max_step = check_positive(max_step, "max_step")
+        budget = Budget(max_steps, max_wall_s)
+        statics.check_path_size(self.n_coordinates, self.n_constraints, int(max_points))
         prob = self._statics_problem()
         q0 = self._pose(q_guess, "q_guess")
         return statics.equilibrium_path(prob, label, setter, values, q0, tol=tol,
-                                        max_points=int(max_points), max_step=max_step)
+                                        max_points=int(max_points), max_step=max_step,
+                                        budget=budget)
 
     def mobility(self, q: Sequence[float] | None = None, *, t: float = 0.0):
         """Return the degrees of freedom at a pose from the rank of J.
@@ -2398,7 +2413,8 @@ class bar_joint_model:  # noqa: N801 - API name
 
     def kinematic_sweep(self, driver: Any, values: Sequence[float], *,
                         q_start: Sequence[float] | None = None,
-                        singular_threshold: float = 1e-6):
+                        singular_threshold: float = 1e-6, max_steps: int = DEFAULT_MAX_STEPS,
+                        max_wall_s: float = DEFAULT_MAX_WALL_S):
         """Prescribe one driver along ``values`` and solve positions, velocities and accelerations.
 
         The sweep stays on the current assembly branch (see :mod:`quivira.model.kinematics`).
@@ -2413,30 +2429,43 @@ class bar_joint_model:  # noqa: N801 - API name
             Pose to start from (default: the initial pose).
         singular_threshold : float
             Singularity measure below which a pose counts as a dead centre.
+        max_steps : int
+            Budget of position solves (sub-steps between the values).
+        max_wall_s : float
+            Budget of wall time (s) of the call.
 
         Returns
         -------
         KinematicSweep
             With ``complete=False`` (and a :class:`SweepWarning`) if the driver could not pass
             a dead centre.
+
+        Raises
+        ------
+        BudgetExceededError, SimulationInterrupted
+            A budget was used up, or Ctrl-C; ``.result`` holds the sweep so far.
         """
-        from .kinematics import kinematic_sweep, parse_driver
+        from .kinematics import check_sweep_size, kinematic_sweep, parse_driver
         from .statics import check_values
 
         values = check_values(values)
         thr = check_real(singular_threshold, "singular_threshold")
         if not 0.0 <= thr < 1.0:
             raise ValueError(f"singular_threshold must lie in [0, 1), got {thr:g}")
+        budget = Budget(max_steps, max_wall_s)
+        check_sweep_size(self.n_coordinates, values.shape[0])
         data = self._data
         cs = self._simulator.compiled(data)
         label, grad = parse_driver(driver, data, [str(v) for v in cs.q])
         pars = Simulator.parameters(data, cs, stabilized=False)
         return kinematic_sweep(data, cs, pars, Simulator.active_rows(data, cs), label, grad,
                                values, self._pose(q_start, "q_start"),
-                               singular_threshold=thr)
+                               singular_threshold=thr, budget=budget)
 
     def coupler_curve(self, bar: int, s: float, driver: Any, values: Sequence[float], *,
-                      offset: float = 0.0, q_start: Sequence[float] | None = None):
+                      offset: float = 0.0, q_start: Sequence[float] | None = None,
+                      max_steps: int = DEFAULT_MAX_STEPS,
+                      max_wall_s: float = DEFAULT_MAX_WALL_S):
         """Return the path of the bar point ``(sL, offset)`` (bar frame) along a kinematic sweep.
 
         See :meth:`kinematic_sweep`.
@@ -2447,8 +2476,8 @@ class bar_joint_model:  # noqa: N801 - API name
             The bar.
         s : float
             Local coordinate along it, in [-0.5, 0.5].
-        driver, values, q_start
-            As :meth:`kinematic_sweep`.
+        driver, values, q_start, max_steps, max_wall_s
+            As :meth:`kinematic_sweep` (a stopped sweep's ``.result`` is the curve so far).
         offset : float
             Distance (m) of the point from the bar's axis, along its normal.
 
@@ -2465,9 +2494,17 @@ class bar_joint_model:  # noqa: N801 - API name
         off = check_real(offset, "coupler_curve: offset")
         if not getattr(self._data.bars[i], "rotates", True):
             raise ValueError(f"coupler_curve: body {i} is a particle; use s = 0")
-        sweep = self.kinematic_sweep(driver, values, q_start=q_start)
-        return CouplerCurve(sweep.values, point_positions(self._data, sweep.q, i, sv, off),
-                            sweep)
+        def curve(sweep):
+            return CouplerCurve(sweep.values, point_positions(self._data, sweep.q, i, sv, off),
+                                sweep)
+
+        try:
+            sweep = self.kinematic_sweep(driver, values, q_start=q_start, max_steps=max_steps,
+                                         max_wall_s=max_wall_s)
+        except (BudgetExceededError, SimulationInterrupted) as exc:
+            exc.result = curve(exc.result)
+            raise
+        return curve(sweep)
 
     def transmission_angle(self, coupler: int, rocker: int, q: Any = None):
         """Return the transmission angle μ (rad) of a four-bar.
@@ -2605,7 +2642,9 @@ class bar_joint_model:  # noqa: N801 - API name
     def sensitivities(self, t_end: float, wrt: str | Sequence[str], order: int = 1,
                       outputs: str | Sequence[str] = ("state", "energy"),
                       n_points: int = 201, *, tol: float | None = None,
-                      at: Any = None) -> Sensitivities:  # noqa: F821 - imported on use
+                      at: Any = None, max_steps: int = DEFAULT_MAX_STEPS,
+                      max_wall_s: float = DEFAULT_MAX_WALL_S
+                      ) -> Sensitivities:  # noqa: F821 - imported on use
         r"""Compute derivatives of the motion and its outputs with respect to model data.
 
         Up to ``order``, from heyoka's variational equations
@@ -2615,11 +2654,15 @@ class bar_joint_model:  # noqa: N801 - API name
         as ``"g"``, ``"bar 1 · mass"``, ``"torsional spring 0 · k"``, ``"th0"``), the
         treatment of the constraints and of terminal events; returns a
         :class:`~quivira.sensitivity.Sensitivities` (labelled arrays, ``taylor_map``,
-        ``propagate``). The model is not changed.
+        ``propagate``). The model is not changed. ``max_steps`` and ``max_wall_s`` are the
+        budgets of :meth:`simulate`: a run that uses one up, or is interrupted by Ctrl-C, raises
+        :class:`BudgetExceededError` or :class:`SimulationInterrupted` with the sensitivities
+        so far in ``.result``.
         """
         from ..sensitivity import sensitivities
 
-        return sensitivities(self, t_end, wrt, order, outputs, n_points, tol=tol, at=at)
+        return sensitivities(self, t_end, wrt, order, outputs, n_points, tol=tol, at=at,
+                             max_steps=max_steps, max_wall_s=max_wall_s)
 
     # --- value edits of switching and sliding elements (widgets) ---
     #: the value fields :meth:`set_constraint_values` edits, by element kind

@@ -44,6 +44,7 @@ from typing import Any
 import heyoka as hy
 import numpy as np
 
+from ..budget import Budget, check_output_bytes, partial_on_interrupt, stop_if_exceeded
 from . import geometry as geo
 from .compiled import CompiledSystem, evaluate_geometry
 from .data import ModelData
@@ -353,11 +354,28 @@ class _Sweeper:
         return q if np.max(np.abs(res)) <= 1e-10 * self.ell else None
 
 
+def check_sweep_size(n: int, n_values: int) -> None:
+    """Refuse, before any work, a sweep of ``n_values`` driver values too large to hold.
+
+    Per value: the pose, :math:`q'` and :math:`q''` (``n`` each, in lists and in the
+    arrays of the result), the value, the singularity measure and a coupler point.
+    """
+    check_output_bytes(8.0 * n_values * (6 * n + 6), f"{n_values} driver values",
+                       "sweep fewer values")
+
+
 def kinematic_sweep(data: ModelData, cs: CompiledSystem, pars: np.ndarray, active: np.ndarray,
                     driver_label: str, grad: np.ndarray, values: np.ndarray, q_start: np.ndarray,
                     *, t: float = 0.0, singular_threshold: float = 1e-6,
-                    max_substeps: int = 1024) -> KinematicSweep:
-    """Sweep the driver along ``values`` from ``q_start`` (see the module docstring)."""
+                    max_substeps: int = 1024, budget: Budget | None = None) -> KinematicSweep:
+    """Sweep the driver along ``values`` from ``q_start`` (see the module docstring).
+
+    ``budget`` counts the position solves (sub-steps; default:
+    :class:`~quivira.budget.Budget`'s defaults); when it is used up, or on Ctrl-C, the sweep
+    so far is raised with :class:`~quivira.model.trajectory.BudgetExceededError` or
+    :class:`~quivira.model.trajectory.SimulationInterrupted` (``.result``, incomplete).
+    """
+    budget = Budget() if budget is None else budget
     sw = _Sweeper(data, cs, pars, active, grad, t, singular_threshold)
     names = [str(v) for v in cs.q]
     q = sw.solve(q_start, float(values[0]), max_iter=50)
@@ -367,63 +385,77 @@ def kinematic_sweep(data: ModelData, cs: CompiledSystem, pars: np.ndarray, activ
     sw.set_rank(q)
     dq, ddq, meas = sw.derivatives(q)
     Q, DQ, DDQ, S, V = [q], [dq], [ddq], [meas], [float(values[0])]
+
+    def result(complete: bool, message: str) -> KinematicSweep:
+        """Return the sweep of the points so far."""
+        k = min(len(Q), len(DQ), len(DDQ), len(S), len(V))
+        S_arr = np.array(S[:k])
+        sing = [i for i in range(k) if S_arr[i] < singular_threshold
+                and (i == 0 or S_arr[i] <= S_arr[i - 1])
+                and (i == k - 1 or S_arr[i] <= S_arr[i + 1])]
+        return KinematicSweep(driver=driver_label, values=np.array(V[:k]),
+                              q=np.array(Q[:k]), dq=np.array(DQ[:k]), ddq=np.array(DDQ[:k]),
+                              singularity=S_arr, singular_points=sing, coordinate_names=names,
+                              complete=complete, message=message)
+
+    def where() -> str:
+        return f"at {driver_label} = {V[-1]:.10g}"
+
     complete, message = True, ""
-    for v_next in values[1:]:
-        v_prev = V[-1]
-        target = float(v_next)
-        vcur, qcur, dqc, ddqc = v_prev, q, dq, ddq
-        h = target - vcur
-        subs = 0
-        ok = True
-        while vcur != target:
-            step = min(abs(h), abs(target - vcur)) * np.sign(target - vcur)
-            pred = qcur + dqc * step + 0.5 * ddqc * step ** 2
-            qn = sw.solve(pred, vcur + step)
-            move = np.linalg.norm((dqc * step) * sw.w)
-            if qn is not None and np.linalg.norm((qn - pred) * sw.w) <= max(
-                    0.05 * move, 1e-9 * sw.ell):
-                vcur = target if abs(target - (vcur + step)) <= 1e-15 * max(1.0, abs(target)) \
-                    else vcur + step
-                qcur = qn
-                dqc, ddqc, _ = sw.derivatives(qcur)
-                if not np.all(np.isfinite(dqc)):
-                    ok = False
-                    break
-                h = 2 * step
-            else:
-                h = 0.5 * step
-                subs += 1
-                if subs > max_substeps or abs(h) < 1e-12 * max(1.0, abs(target - v_prev)):
-                    ok = False
-                    break
-        if not ok:
-            complete = False
-            message = (f"the sweep stopped at {driver_label} = {vcur:.10g} before "
-                       f"{target:.10g}: the driver cannot move on there (a dead centre or "
-                       "singular pose, singularity measure "
-                       f"{sw.measure(sw.A(sw.FJ(qcur)[1])):.3g})")
-            warnings.warn(message, SweepWarning, stacklevel=3)
-            if vcur != V[-1]:  # the last pose reached, nearest to the dead centre
-                Q.append(qcur)
-                DQ.append(dqc)
-                DDQ.append(ddqc)
-                S.append(sw.measure(sw.A(sw.FJ(qcur)[1])))
-                V.append(vcur)
-            break
-        q, dq, ddq = qcur, dqc, ddqc
-        Q.append(q)
-        DQ.append(dq)
-        DDQ.append(ddq)
-        S.append(sw.measure(sw.A(sw.FJ(q)[1])))
-        V.append(target)
-    S_arr = np.array(S)
-    sing = [i for i in range(len(S_arr)) if S_arr[i] < singular_threshold
-            and (i == 0 or S_arr[i] <= S_arr[i - 1])
-            and (i == len(S_arr) - 1 or S_arr[i] <= S_arr[i + 1])]
-    return KinematicSweep(driver=driver_label, values=np.array(V), q=np.array(Q),
-                          dq=np.array(DQ), ddq=np.array(DDQ), singularity=S_arr,
-                          singular_points=sing, coordinate_names=names, complete=complete,
-                          message=message)
+    with partial_on_interrupt("kinematic_sweep", where, lambda msg: result(False, msg)):
+        for v_next in values[1:]:
+            v_prev = V[-1]
+            target = float(v_next)
+            vcur, qcur, dqc, ddqc = v_prev, q, dq, ddq
+            h = target - vcur
+            subs = 0
+            ok = True
+            while vcur != target:
+                stop_if_exceeded(budget, "kinematic_sweep", where(),
+                                 lambda msg: result(False, msg), Q[-1],
+                                 shorter="sweep fewer values", unit="position solves")
+                budget.add(1)
+                step = min(abs(h), abs(target - vcur)) * np.sign(target - vcur)
+                pred = qcur + dqc * step + 0.5 * ddqc * step ** 2
+                qn = sw.solve(pred, vcur + step)
+                move = np.linalg.norm((dqc * step) * sw.w)
+                if qn is not None and np.linalg.norm((qn - pred) * sw.w) <= max(
+                        0.05 * move, 1e-9 * sw.ell):
+                    vcur = target if abs(target - (vcur + step)) <= 1e-15 * max(
+                        1.0, abs(target)) else vcur + step
+                    qcur = qn
+                    dqc, ddqc, _ = sw.derivatives(qcur)
+                    if not np.all(np.isfinite(dqc)):
+                        ok = False
+                        break
+                    h = 2 * step
+                else:
+                    h = 0.5 * step
+                    subs += 1
+                    if subs > max_substeps or abs(h) < 1e-12 * max(1.0, abs(target - v_prev)):
+                        ok = False
+                        break
+            if not ok:
+                complete = False
+                message = (f"the sweep stopped at {driver_label} = {vcur:.10g} before "
+                           f"{target:.10g}: the driver cannot move on there (a dead centre or "
+                           "singular pose, singularity measure "
+                           f"{sw.measure(sw.A(sw.FJ(qcur)[1])):.3g})")
+                warnings.warn(message, SweepWarning, stacklevel=3)
+                if vcur != V[-1]:  # the last pose reached, nearest to the dead centre
+                    Q.append(qcur)
+                    DQ.append(dqc)
+                    DDQ.append(ddqc)
+                    S.append(sw.measure(sw.A(sw.FJ(qcur)[1])))
+                    V.append(vcur)
+                break
+            q, dq, ddq = qcur, dqc, ddqc
+            Q.append(q)
+            DQ.append(dq)
+            DDQ.append(ddq)
+            S.append(sw.measure(sw.A(sw.FJ(q)[1])))
+            V.append(target)
+    return result(complete, message)
 
 
 def point_positions(data: ModelData, q: np.ndarray, bar: int, s: float,

@@ -52,6 +52,7 @@ from typing import Any
 import heyoka as hy
 import numpy as np
 
+from ..budget import Budget, check_output_bytes, partial_on_interrupt, stop_if_exceeded
 from . import geometry as geo
 from .compiled import CompiledSystem, evaluate_geometry
 from .data import ModelData
@@ -747,14 +748,30 @@ class _Continuation:
 _RANK_THRESHOLD = 1e-6
 
 
+def check_path_size(n: int, m: int, max_points: int) -> None:
+    """Refuse, before any work, a path of ``max_points`` points too large to hold.
+
+    Per point: the scaled unknowns and the tangent (:math:`n + m + 1` each, kept while the
+    path is followed), their unscaled copy, the pose, the multipliers and four scalars.
+    """
+    check_output_bytes(8.0 * max_points * (3 * (n + m + 1) + n + m + 4),
+                       f"max_points = {max_points}", "use fewer max_points")
+
+
 def equilibrium_path(prob: StaticsProblem, parameter_name: str, setter, values: np.ndarray,
                      q_guess: np.ndarray, *, tol: float = 1e-10, max_points: int = 2000,
-                     max_step: float | None = None) -> EquilibriumPath:
+                     max_step: float | None = None, budget: Budget | None = None
+                     ) -> EquilibriumPath:
     """Follow the equilibrium from ``values[0]`` towards ``values[-1]`` (see the module docstring).
 
     The path ends where the parameter passes ``values[-1]`` (it may leave the range of
-    ``values`` by up to its span in between, e.g. past a limit point).
+    ``values`` by up to its span in between, e.g. past a limit point). ``budget`` counts
+    predictor-corrector steps (default: :class:`~quivira.budget.Budget`'s defaults); when it
+    is used up, or on Ctrl-C, the path so far is raised with
+    :class:`~quivira.model.trajectory.BudgetExceededError` or
+    :class:`~quivira.model.trajectory.SimulationInterrupted` (``.result``, incomplete).
     """
+    budget = Budget() if budget is None else budget
     values = np.asarray(values, dtype=float)
     p0, p1 = float(values[0]), float(values[-1])
     lo, hi = min(values.min(), p0), max(values.max(), p1)
@@ -780,62 +797,85 @@ def equilibrium_path(prob: StaticsProblem, parameter_name: str, setter, values: 
     arcs = [0.0]
     limits: list[PathPoint] = []
     bifs: list[PathPoint] = []
+
+    def path(complete: bool, message: str) -> EquilibriumPath:
+        """Return the path of the points so far."""
+        k = min(len(pts), len(eigs), len(arcs))
+        Z = np.array(pts[:k]) * cont.S[None, :]
+        n, m = prob.n, len(prob.rows)
+        lam_full = np.zeros((Z.shape[0], prob.cs.m))
+        lam_full[:, prob.rows] = Z[:, n:n + m]
+        emin = np.array([e_[0] for e_ in eigs[:k]])
+        return EquilibriumPath(
+            parameter_name=parameter_name, parameter=Z[:, -1], q=Z[:, :n],
+            lambda_mult=lam_full, arclength=np.array(arcs[:k]), min_eigenvalue=emin,
+            stable=np.array([(not np.isfinite(e_)) or e_ > 0 for e_ in emin]),
+            limit_points=list(limits), bifurcations=list(bifs),
+            constraint_labels=list(prob.cs.labels), coordinate_names=coordinate_names_of(prob),
+            complete=complete, message=message)
+
+    def where() -> str:
+        return f"at {parameter_name} = {pts[-1][-1] * cont.S[-1]:.6g}"
+
     complete, message = False, ""
-    while len(pts) < max_points:
-        res = None
-        while h >= 1e-10 * h_max:
-            res = cont.correct(z + h * t, t)
-            if res is not None:
-                break
-            h *= 0.5
-        if res is None:
-            message = "the continuation could not proceed (corrector failed at the smallest step)"
-            break
-        z_new, A_new, its = res
-        t_new = cont.tangent(A_new, t)
-        eig_new = cont.eig_min(z_new)
-        # special points between z and z_new
-        k = len(pts) - 1
-        if t[-1] * t_new[-1] < 0:
-            limits.append(_locate(cont, z, t, h, lambda zz, tt: tt[-1], "limit", k,
-                                  "tangent"))
-        elif np.isfinite(eigs[-1][0]) and eigs[-1][0] * eig_new[0] < 0:
-            bifs.append(_locate(cont, z, t, h, lambda zz, tt: cont.eig_min(zz)[0],
-                                "bifurcation", k, "hessian"))
-        if len(pts) >= 2 and eigs[-2][1] > eigs[-1][1] < eig_new[1] and eigs[-1][1] < 0.1:
-            # J nearly loses rank between the last three points: minimize its smallest
-            # singular value there (a V-shaped minimum, zero at a singular pose)
-            sp = _rank_minimum(cont, pts[-2], tangents[-2], arcs[-1] - arcs[-2] + h, k - 1)
-            if sp is not None:
-                bifs.append(sp)
-        z, t = z_new, t_new
-        pts.append(z.copy())
-        tangents.append(t.copy())
-        eigs.append(eig_new)
-        arcs.append(arcs[-1] + h)
-        p = z[-1] * cont.S[-1]
-        if (p1 >= p0 and p >= p1) or (p1 < p0 and p <= p1):
-            complete = True
-            break
-        if p > hi + span or p < lo - span:
-            message = (f"the path left the range of values (parameter {p:.6g}) without "
-                       f"reaching {p1:g}")
-            break
-        h = min(h_max, h * (1.5 if its <= 3 else 1.0 if its <= 6 else 0.5))
-    else:
-        message = f"stopped after max_points = {max_points} path points"
-    Z = np.array(pts) * cont.S[None, :]
-    n, m = prob.n, len(prob.rows)
-    lam_full = np.zeros((Z.shape[0], prob.cs.m))
-    lam_full[:, prob.rows] = Z[:, n:n + m]
-    emin = np.array([e_[0] for e_ in eigs])
-    prob.set_data(setter(p0))
-    return EquilibriumPath(
-        parameter_name=parameter_name, parameter=Z[:, -1], q=Z[:, :n], lambda_mult=lam_full,
-        arclength=np.array(arcs), min_eigenvalue=emin,
-        stable=np.array([(not np.isfinite(e_)) or e_ > 0 for e_ in emin]),
-        limit_points=limits, bifurcations=bifs, constraint_labels=list(prob.cs.labels),
-        coordinate_names=coordinate_names_of(prob), complete=complete, message=message)
+    try:
+        with partial_on_interrupt("equilibrium_path", where, lambda msg: path(False, msg)):
+            while len(pts) < max_points:
+                stop_if_exceeded(budget, "equilibrium_path", where(),
+                                 lambda msg: path(False, msg),
+                                 pts[-1][:prob.n] * cont.S[:prob.n],
+                                 shorter="follow a shorter range of values",
+                                 unit="continuation steps")
+                res = None
+                while h >= 1e-10 * h_max:
+                    budget.add(1)
+                    res = cont.correct(z + h * t, t)
+                    if res is not None:
+                        break
+                    h *= 0.5
+                if res is None:
+                    message = ("the continuation could not proceed (corrector failed at the "
+                               "smallest step)")
+                    break
+                z_new, A_new, its = res
+                t_new = cont.tangent(A_new, t)
+                eig_new = cont.eig_min(z_new)
+                # special points between z and z_new
+                k = len(pts) - 1
+                if t[-1] * t_new[-1] < 0:
+                    limits.append(_locate(cont, z, t, h, lambda zz, tt: tt[-1], "limit", k,
+                                          "tangent"))
+                elif np.isfinite(eigs[-1][0]) and eigs[-1][0] * eig_new[0] < 0:
+                    bifs.append(_locate(cont, z, t, h, lambda zz, tt: cont.eig_min(zz)[0],
+                                        "bifurcation", k, "hessian"))
+                if len(pts) >= 2 and eigs[-2][1] > eigs[-1][1] < eig_new[1] and \
+                        eigs[-1][1] < 0.1:
+                    # J nearly loses rank between the last three points: minimize its
+                    # smallest singular value there (a V-shaped minimum, zero at a singular
+                    # pose)
+                    sp = _rank_minimum(cont, pts[-2], tangents[-2], arcs[-1] - arcs[-2] + h,
+                                       k - 1)
+                    if sp is not None:
+                        bifs.append(sp)
+                z, t = z_new, t_new
+                pts.append(z.copy())
+                tangents.append(t.copy())
+                eigs.append(eig_new)
+                arcs.append(arcs[-1] + h)
+                p = z[-1] * cont.S[-1]
+                if (p1 >= p0 and p >= p1) or (p1 < p0 and p <= p1):
+                    complete = True
+                    break
+                if p > hi + span or p < lo - span:
+                    message = (f"the path left the range of values (parameter {p:.6g}) "
+                               f"without reaching {p1:g}")
+                    break
+                h = min(h_max, h * (1.5 if its <= 3 else 1.0 if its <= 6 else 0.5))
+            else:
+                message = f"stopped after max_points = {max_points} path points"
+    finally:
+        prob.set_data(setter(p0))
+    return path(complete, message)
 
 
 def _rank_minimum(cont: _Continuation, z: np.ndarray, t: np.ndarray, width: float,
@@ -953,8 +993,7 @@ def check_values(values: Any) -> np.ndarray:
                          f"{arr.shape}")
     if not np.all(np.isfinite(arr)):
         raise ValueError("values must be finite")
-    for v in arr:
-        check_real(float(v), "values")
+    check_real(float(arr[np.argmax(np.abs(arr))]), "values")  # the largest magnitude
     return arr
 
 

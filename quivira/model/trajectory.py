@@ -685,43 +685,58 @@ class SingularConfigurationError(RuntimeError):
 
 
 class BudgetExceededError(RuntimeError):
-    """A simulation used up its budget of integrator steps or wall time and was stopped.
+    """A long call used up its budget of steps or wall time and was stopped.
+
+    ``simulate``, ``simulate_system``, ``sensitivities``, equilibrium paths and kinematic
+    sweeps raise it with what they computed so far.
 
     Attributes
     ----------
     t : float
-        Time reached.
+        Time reached (NaN for the calls that do not integrate in time).
     state : numpy.ndarray
-        The state there.
-    trajectory : Trajectory
-        The motion on the output grid up to ``t``.
+        The state there (the last pose for the calls that do not integrate in time).
+    trajectory : Trajectory or None
+        The motion on the output grid up to ``t`` (``simulate``, ``simulate_system``).
+    result : object
+        The partial result of the call: the trajectory of ``simulate``, the
+        ``Sensitivities`` of ``sensitivities`` up to ``t``, the ``EquilibriumPath`` or
+        ``KinematicSweep`` up to the last point reached.
     """
 
-    def __init__(self, message: str, t: float, state: np.ndarray, trajectory=None):
+    def __init__(self, message: str, t: float, state: np.ndarray, trajectory=None, *,
+                 result=None):
         super().__init__(message)
         self.t = t
         self.state = state
         self.trajectory = trajectory
+        self.result = trajectory if result is None else result
 
 
 class SimulationInterrupted(KeyboardInterrupt):
-    """Ctrl-C (or the notebook's "interrupt kernel") stopped a simulation.
+    """Ctrl-C (or the notebook's "interrupt kernel") stopped a simulation or another long call.
 
-    The motion up to then is in :attr:`trajectory`.
+    The motion up to then is in :attr:`trajectory`, the partial result of any long call in
+    :attr:`result`.
 
     Attributes
     ----------
     t : float
-        Time reached.
-    trajectory : Trajectory
+        Time reached (NaN for the calls that do not integrate in time).
+    trajectory : Trajectory or None
         The motion on the output grid up to ``t``.
+    result : object
+        The partial result (see :class:`BudgetExceededError`).
     """
 
-    def __init__(self, t: float, trajectory=None):
-        super().__init__(f"simulation interrupted at t = {t:.6g} s; the motion up to then is "
-                         "in .trajectory of this exception")
+    def __init__(self, t: float, trajectory=None, *, result=None, message: str | None = None):
+        if message is None:
+            message = (f"simulation interrupted at t = {t:.6g} s; the motion up to then is "
+                       "in .trajectory of this exception")
+        super().__init__(message)
         self.t = t
         self.trajectory = trajectory
+        self.result = trajectory if result is None else result
 
 
 def reactions_from_multipliers(lam: np.ndarray, reaction_map: list,

@@ -7,6 +7,7 @@ answer.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -14,9 +15,18 @@ from typing import Any
 import heyoka as hy
 import numpy as np
 
+from ..budget import (
+    DEFAULT_MAX_STEPS,
+    DEFAULT_MAX_WALL_S,
+    Budget,
+    check_output_bytes,
+    decomposition_cost,
+    propagate_grid,
+)
 from ..model.compiled import evaluate_geometry, evaluate_outputs
 from ..model.simulator import _check_count, _check_tol, first_step_guard, initial_state
 from ..model.symbolic import coordinate_names, parameter_layout
+from ..model.trajectory import BudgetExceededError, SimulationInterrupted
 from ..model.validation import check_positive, check_real
 from .engine import (
     OUTPUT_KINDS,
@@ -41,6 +51,51 @@ def _check_order(order: Any) -> int:
         raise ValueError(f"order must be at most 8 (the variational system grows "
                          f"combinatorially), got {order!r}")
     return int(order)
+
+
+#: growth per derivative order of the size of one jet's variational equations (the product
+#: and chain rules), fitted on a four-bar (orders 1 to 6) and scissor lattices
+JET_GROWTH = 2.5
+#: working memory (bytes) per weighted jet and per square of the system's size
+#: :math:`2n + m` (expressions of the solve for the accelerations grow with both), from the
+#: same measurements: a four-bar (2n + m = 26) with 8 names at order 3 peaks at 4.5 GB
+BYTES_PER_JET_TERM = 900.0
+#: number of jets over which the chain rule's cross terms (the jets of the constraints
+#: through the state) double the working memory
+CROSS_TERM_JETS = 65.0
+
+
+def check_sizes(n: int, m: int, n_names: int, order: int, n_points: int,
+                kinds: tuple[str, ...]) -> None:
+    r"""Refuse, before any work, a call whose outputs or variational system are too large.
+
+    Each of the :math:`2n` state entries carries :math:`\binom{K + k}{k}` jets for
+    :math:`K` = ``n_names`` variables at order :math:`k`. The outputs are the integrator's
+    states and the jets of the requested outputs at ``n_points`` times (the states twice
+    while they are gathered). The working memory of building and compiling the variational
+    system is estimated as :data:`BYTES_PER_JET_TERM` :math:`\cdot (2n + m)^2 \cdot
+    \sum_{r=1}^{k} \binom{r + K - 1}{r} g^r \cdot (1 + J/J_0)`: the jets of each order
+    weighted by :data:`JET_GROWTH` :math:`g` to the order, and the cross terms of the chain
+    rule (:math:`J` jets, :data:`CROSS_TERM_JETS` :math:`J_0`).
+
+    Raises
+    ------
+    ValueError
+        Above :data:`~quivira.budget.MAX_OUTPUT_BYTES`, naming what to reduce.
+    """
+    jets = math.comb(n_names + order, order)
+    per_time = 2 * 2 * n + 2 * n  # integrator rows, gathered copy, state jets
+    per_time += (3 if "energy" in kinds else 0) + (m if "lambda" in kinds else 0)
+    check_output_bytes(8.0 * n_points * per_time * jets,
+                       f"n_points = {n_points} with {jets} jets per entry (order {order}, "
+                       f"{n_names} wrt names)", "use fewer n_points, wrt names or a lower order")
+    weighted = sum(math.comb(r + n_names - 1, r) * JET_GROWTH ** r
+                   for r in range(1, order + 1))
+    work = (BYTES_PER_JET_TERM * (2 * n + m) ** 2 * weighted
+            * (1.0 + jets / CROSS_TERM_JETS))
+    check_output_bytes(work, f"order = {order} with {n_names} wrt names ({jets} jets per "
+                       f"state entry, {2 * n * jets} equations)",
+                       "use fewer wrt names or a lower order", of="working memory")
 
 
 def _check_outputs(outputs: Any) -> tuple[str, ...]:
@@ -163,7 +218,8 @@ def _project(cs, full: np.ndarray, state: np.ndarray, dep_q: list[int], dep_v: l
 
 def sensitivities(model, t_end: float, wrt: str | Sequence[str], order: int = 1,
                   outputs: str | Sequence[str] = ("state", "energy"), n_points: int = 201,
-                  *, tol: float | None = None, at: Mapping | Sequence | None = None
+                  *, tol: float | None = None, at: Mapping | Sequence | None = None,
+                  max_steps: int = DEFAULT_MAX_STEPS, max_wall_s: float = DEFAULT_MAX_WALL_S
                   ) -> Sensitivities:
     r"""Compute derivatives of the motion and its outputs up to ``order``.
 
@@ -210,6 +266,10 @@ def sensitivities(model, t_end: float, wrt: str | Sequence[str], order: int = 1,
         Evaluate at other values of the ``wrt`` variables than the model's (``{name:
         value}`` or values in ``wrt`` order), without changing the model; the initial state
         is then put back on the constraints by moving the dependent entries.
+    max_steps : int
+        Budget of integrator steps (as :meth:`~quivira.bar_joint_model.simulate`).
+    max_wall_s : float
+        Budget of wall time (s) of the call.
 
     Returns
     -------
@@ -222,7 +282,15 @@ def sensitivities(model, t_end: float, wrt: str | Sequence[str], order: int = 1,
     ------
     TypeError, ValueError
         Bad arguments (an unknown name lists the valid ones; ``order < 1``); an initial
-        state that violates the constraints; initial-state entries the constraints fix.
+        state that violates the constraints; initial-state entries the constraints fix;
+        outputs or a variational system larger than
+        :data:`~quivira.budget.MAX_OUTPUT_BYTES` (checked before any work).
+    BudgetExceededError
+        ``max_steps`` or ``max_wall_s`` was used up; ``.result`` holds the
+        :class:`Sensitivities` up to ``.t``.
+    SimulationInterrupted
+        Ctrl-C (checked between chunks of integrator steps); ``.result`` holds the
+        :class:`Sensitivities` up to ``.t``.
 
     Notes
     -----
@@ -237,6 +305,7 @@ def sensitivities(model, t_end: float, wrt: str | Sequence[str], order: int = 1,
     kinds = _check_outputs(outputs)
     n_points = _check_count(n_points, "n_points", 2)
     tol = None if tol is None else _check_tol(tol)
+    budget = Budget(max_steps, max_wall_s)
     data = model._data
     sim = model._simulator
     if not data.bars:
@@ -244,6 +313,7 @@ def sensitivities(model, t_end: float, wrt: str | Sequence[str], order: int = 1,
     n = data.n_coordinates()
     variables = resolve(data, wrt)
     values = _check_at(at, variables)
+    check_sizes(n, model.n_constraints, len(variables), order, n_points, kinds)
     tolerance = model.tolerance
     # nominal point: the partition of the coordinates
     cs_full = sim.compiled(data, tol, integrator=False)  # the variational one integrates
@@ -281,6 +351,14 @@ def sensitivities(model, t_end: float, wrt: str | Sequence[str], order: int = 1,
                                    val)
     ext = np.concatenate([base, [v.value for v in variables_at
                                  if v.kind in ("length", "state")]])
+    for kind in kinds:  # compiled now, so that a stopped run's partial result is quick
+        if kind != "state":
+            vs.jet_function(kind, lambda kind=kind: vs.substituted(
+                output_expressions(vs, kind)[1]))
+    if vs.step_cost is None:
+        vs.step_cost = decomposition_cost(vs.ta)
+    result = _Partial(vs, data, kinds, variables, variables_at, ext, order, dep_q, dep_v,
+                      t_start)
     with sim._lock:  # one variational integrator per selection: runs take turns
         init = initial_jets(vs, state0, ext, dep_q, dep_v, J)
         ta = vs.ta
@@ -291,12 +369,16 @@ def sensitivities(model, t_end: float, wrt: str | Sequence[str], order: int = 1,
             ta.reset_cooldowns()
         grid = np.linspace(0.0, t_end, n_points)
         first_step_guard(ta, grid[1] - grid[0])
-        sub = grid[grid > ta.time]
-        rows = [init] + [np.array(ta.state)] * int(np.sum(grid[1:] <= ta.time))
-        res = ta.propagate_grid(np.concatenate([[ta.time], sub]))
-        outcome, states = res[0], np.asarray(res[5])
-        new = [s for s in states[1:] if np.all(np.isfinite(s))]
-        rows += new
+        try:
+            states, outcome, stop = propagate_grid(ta, grid, budget, vs.step_cost)
+        except KeyboardInterrupt as exc:
+            states = exc.states
+            states[0] = init
+            t_reached = float(ta.time)
+            raise SimulationInterrupted(t_reached, result=result(grid, states, []), message=(
+                f"sensitivities interrupted at t = {t_reached:.6g} s; the jets up to then are "
+                "in .result of this exception")) from None
+        states[0] = init  # the first step guard may have stepped already
         events_out = []
         code = int(outcome)
         if -len(vs.events) <= code < 0:
@@ -305,32 +387,54 @@ def sensitivities(model, t_end: float, wrt: str | Sequence[str], order: int = 1,
             jets = event_jets(vs, k, np.array(ta.state), ext, t_star)
             events_out.append({"name": vs.events[k]["name"], "t": t_star, "jets": jets,
                                "state": np.array(ta.state[: 2 * n])})
-        elif outcome != hy.taylor_outcome.time_limit:
-            t_last = float(grid[len(rows) - 1])
+        elif stop is not None and outcome in (hy.taylor_outcome.time_limit,
+                                              hy.taylor_outcome.step_limit):
+            raise BudgetExceededError(f"sensitivities {stop}", float(ta.time),
+                                      np.array(ta.state[: 2 * n]),
+                                      result=result(grid, states, []))
+        elif stop is not None:
+            t_last = float(grid[len(states) - 1])
             raise ValueError(f"sensitivities: the variational integration failed after t = "
                              f"{t_last:.6g} s ({outcome}): the motion is not smooth there (a "
                              "singular pose, where simulate regularizes W, or a blow-up); choose "
                              "a shorter t_end")
-    t = grid[: len(rows)]
-    states = np.array(rows)
-    layout, mindex = vs.layout, vs.mindex
-    idx = np.array([[layout[(c, a)] for a in mindex] for c in range(2 * n)])
-    arrays: dict[str, tuple[list[str], np.ndarray]] = {}
-    q_names, qd_names = coordinate_names(data)
-    arrays["state"] = (q_names + qd_names, states[:, idx])
-    for kind in kinds:
-        if kind == "state":
-            continue
-        labels, _ = output_expressions(vs, kind)
-        jets = evaluate_jets(vs, kind, lambda kind=kind: vs.substituted(
-            output_expressions(vs, kind)[1]), states, ext, t)
-        arrays[kind] = (labels, jets)
-    info = {"wall_s": time.perf_counter() - t_start, "dim": int(ta.dim),
-            "dependent_coordinates": [q_names[c] for c in dep_q],
-            "dependent_velocities": [qd_names[c] for c in dep_v], **vs.timings}
-    point = np.array([v.value for v in variables_at])
-    return Sensitivities(t=t, wrt=[v.name for v in variables], point=point, order=order,
-                         mindex=list(mindex), arrays=arrays, events=events_out, info=info)
+    return result(grid, states, events_out)
+
+
+class _Partial:
+    """Builds the :class:`Sensitivities` of the integrator states gathered so far."""
+
+    def __init__(self, vs, data, kinds, variables, variables_at, ext, order, dep_q, dep_v,
+                 t_start):
+        self.vs, self.data, self.kinds, self.ext, self.order = vs, data, kinds, ext, order
+        self.wrt = [v.name for v in variables]
+        self.point = np.array([v.value for v in variables_at])
+        q_names, qd_names = coordinate_names(data)
+        self.names = q_names + qd_names
+        self.dependent = ([q_names[c] for c in dep_q], [qd_names[c] for c in dep_v])
+        self.t_start = t_start
+
+    def __call__(self, grid: np.ndarray, states: np.ndarray, events: list) -> Sensitivities:
+        """Return the sensitivities at ``grid[:len(states)]`` (``events``: the event jets)."""
+        vs = self.vs
+        t = grid[: len(states)]
+        states = np.asarray(states).reshape(len(t), vs.ta.dim)
+        layout, mindex = vs.layout, vs.mindex
+        idx = np.array([[layout[(c, a)] for a in mindex] for c in range(2 * vs.n)])
+        arrays: dict[str, tuple[list[str], np.ndarray]] = {"state": (self.names,
+                                                                     states[:, idx])}
+        for kind in self.kinds:
+            if kind == "state":
+                continue
+            labels, _ = output_expressions(vs, kind)
+            jets = evaluate_jets(vs, kind, lambda kind=kind: vs.substituted(
+                output_expressions(vs, kind)[1]), states, self.ext, t)
+            arrays[kind] = (labels, jets)
+        info = {"wall_s": time.perf_counter() - self.t_start, "dim": int(vs.ta.dim),
+                "dependent_coordinates": self.dependent[0],
+                "dependent_velocities": self.dependent[1], **vs.timings}
+        return Sensitivities(t=t, wrt=self.wrt, point=self.point, order=self.order,
+                             mindex=list(mindex), arrays=arrays, events=events, info=info)
 
 
 def variable_names(model) -> list[str]:

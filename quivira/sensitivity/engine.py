@@ -59,6 +59,8 @@ class VariationalSystem:
     timings: dict = field(default_factory=dict)
     #: compiled jets: ``{key: (cfunc, list of α, n_exprs)}``
     compiled_jets: dict = field(default_factory=dict)
+    #: the cost of one step, for the chunks of steps (:func:`quivira.budget.chunk_steps`)
+    step_cost: float | None = None
 
     def substituted(self, exprs: list) -> list:
         """``exprs`` in the base parameters with the selected ones substituted."""

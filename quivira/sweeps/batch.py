@@ -30,7 +30,9 @@ results do not depend on how variants are grouped into blocks.
 
 from __future__ import annotations
 
+import concurrent.futures as cf
 import copy
+import inspect
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -40,6 +42,7 @@ from typing import Any
 import heyoka as hy
 import numpy as np
 
+from ..budget import Budget
 from ..lagrangian import first_order_system
 from ..model.compiled import (
     DISSIPATED,
@@ -53,7 +56,12 @@ from ..model.compiled import (
 from ..model.data import ModelData
 from ..model.simulator import Simulator, initial_state, mass_diagonal
 from ..model.symbolic import parameter_layout
-from ..model.trajectory import BudgetExceededError, SingularConfigurationError
+from ..model.trajectory import (
+    BudgetExceededError,
+    SimulationInterrupted,
+    SingularConfigurationError,
+)
+from .cache import explain_cache_error, use_cache_dir_here
 from .values import apply_value, check_number, fast_setter, state_entries
 
 _DIRECTIONS = {"any": hy.event_direction.any, "up": hy.event_direction.positive,
@@ -179,8 +187,7 @@ def shared_entry(model_dict: dict | None, key: tuple, settings: dict, model=None
         entry = _shared.get(key)
         if entry is None:
             t0 = time.perf_counter()
-            if settings.get("heyoka_cache_dir"):
-                hy.llvm_state.set_diskcache_path(settings["heyoka_cache_dir"])
+            use_cache_dir_here(settings.get("heyoka_cache_dir"))
             if model is None:
                 model = _model_from_dict(model_dict)
             sibling = next((e for k, e in _shared.items() if k[:5] == key[:5]), None)
@@ -230,13 +237,23 @@ def shared_system(model_dict: dict | None, key: tuple, settings: dict, model=Non
     return (sim, cs, *batch.result())
 
 
-def context(model_dict: dict, key: tuple, settings: dict) -> Context:
-    """Return the thread's view of the compiled code of the topology ``key``."""
+def context(model_dict: dict, key: tuple, settings: dict,
+            cancel: threading.Event | None = None) -> Context | None:
+    """Return the thread's view of the compiled code of the topology ``key``.
+
+    None if ``cancel`` is set while the batch integrator compiles (the compilation itself
+    goes on in its own thread, for the next sweep).
+    """
     cache = getattr(_local, "contexts", None)
     if cache is None:
         cache = _local.contexts = {}
     ctx = cache.get(key)
     if ctx is None:
+        batch = shared_entry(model_dict, key, settings)[2]
+        while cancel is not None and not batch.done():
+            if cancel.is_set():
+                return None
+            cf.wait([batch], timeout=0.05)
         sim, cs, ta, singular, reason, compile_s = shared_system(model_dict, key, settings)
         ctx = Context(sim, cs, None if ta is None else copy.deepcopy(ta), reason, compile_s,
                       singular, model_dict, settings)
@@ -553,7 +570,7 @@ def load_lanes(ctx: Context, pars: np.ndarray, states: np.ndarray, rows: list[in
 
 
 def integrate_lanes(ctx: Context, pars: np.ndarray, states: np.ndarray, grid: np.ndarray,
-                    settings: dict, cancel: threading.Event) -> list[tuple]:
+                    settings: dict, cancel: threading.Event | None) -> list[tuple]:
     """Integrate up to ``batch_size`` variants in the lanes of the batch integrator.
 
     ``pars`` (k, n_pars) full parameter vectors, ``states`` (k, n_vars) initial states.
@@ -574,20 +591,17 @@ def integrate_lanes(ctx: Context, pars: np.ndarray, states: np.ndarray, grid: np
                 out[todo[i]] = ("scalar", "symmetric start (first step guard)")
             todo = [v for i, v in enumerate(todo) if not guard[i]]
             continue
-        start = time.perf_counter()
-        max_wall = settings["max_wall_s"]
-        counter = [0]
+        # heyoka counts the steps (a lane out of steps goes to the scalar simulator); the
+        # callback, between steps, stops every lane on cancellation or at max_wall_s
+        budget = Budget(settings["max_steps"], settings["max_wall_s"], cancel)
 
-        def callback(_ta, counter=counter, start=start, max_wall=max_wall):
-            counter[0] += 1
-            if cancel.is_set():
-                return False
-            return not (counter[0] % 64 == 0 and time.perf_counter() - start > max_wall)
+        def callback(_ta, budget=budget):
+            return budget.exceeded() is None
 
-        res = ta.propagate_grid(G, max_steps=settings["max_steps"], callback=callback)
+        res = ta.propagate_grid(G, max_steps=budget.max_steps, callback=callback)
         result = np.asarray(res[1])  # (n_points, n_vars, size)
         outcomes = ta.propagate_res
-        if cancel.is_set():
+        if budget.cancelled():
             for v in todo:
                 out[v] = ("cancelled", None)
             return out
@@ -606,9 +620,7 @@ def integrate_lanes(ctx: Context, pars: np.ndarray, states: np.ndarray, grid: np
                 out[v] = ("scalar", "step budget used up")
             elif outcome == hy.taylor_outcome.cb_stop:
                 t = float(ta.time[i])
-                out[v] = ("budget", (t, f"stopped after {time.perf_counter() - start:.3g} s "
-                                        f"of wall time at t = {t:.6g} s (max_wall_s = "
-                                        f"{max_wall:g})"))
+                out[v] = ("budget", (t, budget.exceeded(t)))
             else:  # stopped at another lane's event: run again without that lane
                 rerun.append(v)
         todo = rerun
@@ -661,20 +673,28 @@ def _events(traj) -> list[dict]:
             for e in traj.events]
 
 
-def scalar_variant(ctx: Context, data, settings: dict, want_lambda: bool) -> dict:
+#: whether ``Simulator.simulate`` takes ``cancel=`` (a threading.Event it checks between
+#: chunks of steps); without it a scalar variant runs to its end after a cancellation
+_SIMULATE_TAKES_CANCEL = "cancel" in inspect.signature(Simulator.simulate).parameters
+
+
+def scalar_variant(ctx: Context, data, settings: dict, want_lambda: bool,
+                   cancel: threading.Event | None = None) -> dict:
     """Run one variant in the scalar simulator (``Simulator.simulate``, as ``model.simulate``).
 
     Its states on the grid (NaN after a stop), status and outputs; exceptions become a
-    status.
+    status. ``cancel`` (set by the sweep's Ctrl-C) stops the run between chunks of steps:
+    status ``"cancelled"``, with the states so far.
     """
     n_points = settings["n_points"]
     status, t_status, message, traj = "ok", np.nan, "", None
+    kwargs = {"cancel": cancel} if _SIMULATE_TAKES_CANCEL else {}
     try:
         traj = ctx.fallback().simulate(
             data, settings["tolerance"], settings["t_end"], n_points, tol=settings["tol"],
             singular_threshold=settings["singular_threshold"], purpose=settings["purpose"],
             max_steps=settings["max_steps"], max_wall_s=settings["max_wall_s"],
-            singular=settings["singular"])
+            singular=settings["singular"], **kwargs)
         singular = [e for e in traj.events if e.get("what") == "singular pose"]
         if singular:
             status, t_status = "singular", float(singular[0]["t"])
@@ -683,10 +703,12 @@ def scalar_variant(ctx: Context, data, settings: dict, want_lambda: bool) -> dic
         traj = exc.trajectory
         t_status, message = float(exc.t), str(exc)
         status = "diverged" if "non-finite" in str(exc) else "singular"
-    except BudgetExceededError as exc:
+    except (BudgetExceededError, SimulationInterrupted) as exc:
         traj, t_status, message, status = exc.trajectory, float(exc.t), str(exc), "budget"
+        if cancel is not None and cancel.is_set():
+            status, message = "cancelled", f"cancelled at t = {exc.t:.6g} s"
     except Exception as exc:  # noqa: BLE001 - one failing variant never stops the sweep
-        status, message = "error", f"{type(exc).__name__}: {exc}"
+        status, message = "error", f"{type(exc).__name__}: {explain_cache_error(exc)}"
     n_state = 2 * ctx.cs.n
     states = np.full((n_points, n_state), np.nan)
     out = {"status": status, "t_status": t_status, "message": message, "events": [],
@@ -729,11 +751,12 @@ def run_block(model_dict: dict, block: dict) -> dict:
     """
     t0 = time.perf_counter()
     settings = block["settings"]
-    cancel = block.get("cancel") or _NEVER
-    ctx = context(model_dict, block["key"], settings)
+    cancel = block.get("cancel") or threading.Event()  # executors: never set
+    ctx = context(model_dict, block["key"], settings, cancel)
     idx = list(block["indices"])
     k = len(idx)
-    n, m = ctx.cs.n, ctx.cs.m
+    cs = shared_entry(model_dict, block["key"], settings)[1] if ctx is None else ctx.cs
+    n, m = cs.n, cs.m
     n_points = settings["n_points"]
     grid = np.linspace(0.0, settings["t_end"], n_points)
     want_lambda = "max_abs_lambda" in settings["outputs"]
@@ -743,7 +766,9 @@ def run_block(model_dict: dict, block: dict) -> dict:
            "energy_error": np.full(k, np.nan), "max_abs_lambda": np.full((k, m), np.nan),
            "status": ["cancelled"] * k, "t_status": np.full(k, np.nan), "message": [""] * k,
            "events": [[] for _ in range(k)], "scalar": list(block["scalar"]),
-           "compile_s": ctx.compile_s}
+           "compile_s": 0.0 if ctx is None else ctx.compile_s}
+    if ctx is None:  # cancelled while the code compiled
+        return _finished(res, settings, t0)
     scalar_reason = [ctx.reason if ctx.ta is None else r for r in block["scalar"]]
     batch_lanes = [i for i in range(k) if scalar_reason[i] is None]
     if batch_lanes and not cancel.is_set():
@@ -783,7 +808,7 @@ def run_block(model_dict: dict, block: dict) -> dict:
             if prep is None:
                 prep = _preparer(model_dict, block, settings)
             data = prep.data(block["rows"][i], state0[i])
-            o = scalar_variant(ctx, data, settings, want_lambda)
+            o = scalar_variant(ctx, data, settings, want_lambda, cancel)
             res["states"][i] = o["states"]
             for name in ("energy_error", "t_status"):
                 res[name][i] = o[name]
@@ -791,6 +816,16 @@ def run_block(model_dict: dict, block: dict) -> dict:
             res["status"][i], res["message"][i] = o["status"], o["message"]
             res["events"][i] = o["events"]
             res["scalar"][i] = scalar_reason[i]
+    return _finished(res, settings, t0)
+
+
+def _finished(res: dict, settings: dict, t0: float) -> dict:
+    """Return the result of a block: its wall time; only the last states without a trajectory.
+
+    (A sweep that does not return the trajectories then holds one state per variant.)
+    """
+    if "trajectory" not in settings["outputs"]:
+        res["states"] = res["states"][:, -1:].copy()
     res["wall_s"] = time.perf_counter() - t0
     return res
 
@@ -805,11 +840,3 @@ def _preparer(model_dict: dict, block: dict, settings: dict) -> Preparer:
         prep = cache[key] = Preparer(model_dict, block["keys"], settings)
     return prep
 
-
-class _Never:
-    @staticmethod
-    def is_set() -> bool:
-        return False
-
-
-_NEVER = _Never()

@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import threading
-import time
 from typing import Any
 
 from .batch import run_block
@@ -60,23 +59,37 @@ class _Silent:
         pass
 
 
+#: longest wait (s) after Ctrl-C for the blocks running on threads to stop; they stop at
+#: their next chunk of integrator steps, within a fraction of a second, unless one is still
+#: compiling its code (which cannot be interrupted)
+CANCEL_WAIT_S = 10.0
+
+
 def execute(tasks: list[tuple[dict, dict]], executor: Any, workers: int, progress: bool
             ) -> tuple[list[dict], bool]:
     """Run ``tasks`` (``(model_dict, block)`` pairs) and return ``(results, interrupted)``.
 
-    ``executor`` None: a thread pool of ``workers`` threads in this process (the blocks
-    share a cancel flag: Ctrl-C stops every block between integrator steps). Otherwise any
+    ``executor`` None: a thread pool of ``workers`` threads in this process. The blocks
+    share a cancel flag (a ``threading.Event``): Ctrl-C in the main thread sets it, every
+    running block stops at its next chunk of integrator steps (batch lanes between steps,
+    scalar-simulator variants between chunks, blocks not started at once), and the call
+    returns what finished once the threads have stopped (within about a second; at most
+    :data:`CANCEL_WAIT_S`), leaving no thread running. Otherwise any
     ``concurrent.futures.Executor`` (e.g. ``dask.distributed.Client.get_executor()``):
-    Ctrl-C cancels the blocks not yet started and returns those finished.
+    Ctrl-C cancels the blocks not yet started and returns at once with those finished (the
+    blocks running on the workers cannot be stopped from here; they finish there). An
+    error in a block stops the others the same way and is raised.
     """
     total = sum(len(b["indices"]) for _, b in tasks)
     bar = progress_bar(total, progress)
     cancel = threading.Event()
     own = executor is None
-    pool = cf.ThreadPoolExecutor(max_workers=workers) if own else executor
+    pool = (cf.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="quivira-sweep")
+            if own else executor)
     futures: dict = {}
     collected: dict = {}
     interrupted = False
+    stopped = True  # whether no block is still running when this call returns
     try:
         for model_dict, block in tasks:
             if own:
@@ -88,22 +101,34 @@ def execute(tasks: list[tuple[dict, dict]], executor: Any, workers: int, progres
             for f in done:
                 collected[f] = f.result()
                 bar.update(futures[f])
-    except KeyboardInterrupt:
-        interrupted = True
-        cancel.set()
-        for f in futures:
-            f.cancel()
-        deadline = time.monotonic() + 30.0
-        for f in futures:
-            if f in collected or f.cancelled():
-                continue
-            try:
-                collected[f] = f.result(timeout=max(0.0, deadline - time.monotonic()))
-            except (cf.CancelledError, cf.TimeoutError, KeyboardInterrupt):
-                continue
+    except BaseException as exc:
+        interrupted = isinstance(exc, KeyboardInterrupt)
+        stopped = _stop(futures, cancel, own)
+        if not interrupted:
+            raise
+        collected.update({f: f.result() for f in futures
+                          if f not in collected and f.done() and not f.cancelled()
+                          and f.exception() is None})
     finally:
         bar.close()
         if own:
-            pool.shutdown(wait=not interrupted, cancel_futures=True)
-    results = list(collected.values())
-    return results, interrupted
+            pool.shutdown(wait=stopped, cancel_futures=True)
+    return list(collected.values()), interrupted
+
+
+def _stop(futures: dict, cancel: threading.Event, own: bool) -> bool:
+    """Cancel the blocks: those not started, and (threads) the running ones via ``cancel``.
+
+    With threads, waits for the running ones to stop (at most :data:`CANCEL_WAIT_S`; a
+    second Ctrl-C stops waiting). Returns whether none is still running.
+    """
+    cancel.set()
+    for f in futures:
+        f.cancel()
+    if not own:
+        return True
+    try:
+        _, running = cf.wait(list(futures), timeout=CANCEL_WAIT_S)
+    except KeyboardInterrupt:
+        return False
+    return not running

@@ -8,18 +8,13 @@ from typing import Any
 
 import numpy as np
 
+from ..budget import DEFAULT_MAX_STEPS, DEFAULT_MAX_WALL_S, Budget, check_output_bytes
 from ..model.compiled import default_compile_options, default_tolerance
-from ..model.simulator import (
-    DEFAULT_MAX_STEPS,
-    DEFAULT_MAX_WALL_S,
-    _check_count,
-    _check_purpose,
-    _check_threshold,
-    _check_tol,
-)
+from ..model.simulator import _check_count, _check_purpose, _check_threshold, _check_tol
 from ..model.symbolic import coordinate_names, topology_key
 from ..model.validation import check_flag, check_positive
 from .batch import Prepared, Preparer, batch_size, context, shared_entry
+from .cache import cache_dir, cache_errors, check_cache_dir
 from .distributed import execute
 from .opt_choice import choose_opt_level
 from .results import SweepResult
@@ -92,8 +87,13 @@ def sweep(model, values: Any, t_end: float, *, n_points: int = 201,
         False runs every variant in the scalar simulator (for comparison).
     progress : bool
         Show a progress bar (tqdm, notebook-aware) of variants done, with an ETA.
-    heyoka_cache_dir : str, optional
-        Directory of heyoka's on-disk cache of compiled code on each worker.
+    heyoka_cache_dir : str or os.PathLike, optional
+        Directory of heyoka's on-disk cache of compiled code (created if missing; checked
+        before any work). In this process it is set for the sweep and the previous one
+        restored when the sweep ends, also on an error or Ctrl-C; on an executor's worker
+        processes it is set on their first block and kept for their lifetime (see
+        :mod:`quivira.sweeps.cache`). A corrupted cache gives an error naming it and how to
+        clear it.
 
     Returns
     -------
@@ -102,16 +102,19 @@ def sweep(model, values: Any, t_end: float, *, n_points: int = 201,
         ``error`` / ``cancelled``), final state, trajectory, max |λ|, energy error, events;
         ``to_xarray()`` and ``to_pandas()``. One failing variant never stops the sweep.
         Ctrl-C (interrupt kernel) stops cleanly: the variants finished are returned, the
-        others have status ``"cancelled"`` and ``attrs["interrupted"]`` is True (batch lanes
-        stop between integrator steps, scalar-simulator variants between variants, blocks on
-        an executor's workers when they finish: those not started are cancelled).
+        others have status ``"cancelled"`` and ``attrs["interrupted"]`` is True. On threads
+        the call returns within about a second and leaves no thread running (batch lanes
+        stop between integrator steps, scalar-simulator variants between chunks of steps);
+        with an executor it returns at once, the blocks not started are cancelled and those
+        running on the workers finish there.
 
     Raises
     ------
     TypeError, ValueError
         Bad arguments, unknown keys (the valid keys are named), arrays of different
         lengths, values a setter refuses, or variants whose constraints cannot be met;
-        before anything is integrated, and the model is left unchanged.
+        results larger than :data:`~quivira.budget.MAX_OUTPUT_BYTES` (before anything is
+        compiled); before anything is integrated, and the model is left unchanged.
 
     Notes
     -----
@@ -163,8 +166,8 @@ def sweep(model, values: Any, t_end: float, *, n_points: int = 201,
     singular_threshold = _check_threshold(singular_threshold)
     if not isinstance(singular, str) or singular not in ("pass", "stop"):
         raise ValueError(f"singular must be 'pass' or 'stop', got {singular!r}")
-    max_steps = _check_count(max_steps, "max_steps", 1)
-    max_wall_s = check_positive(max_wall_s, "max_wall_s")
+    checked = Budget(max_steps, max_wall_s)  # each variant has its own budget
+    max_steps, max_wall_s = checked.max_steps, checked.max_wall_s
     batch = check_flag(batch, "batch")
     progress = check_flag(progress, "progress")
     if isinstance(outputs, str) or not isinstance(outputs, (list, tuple)):
@@ -180,8 +183,8 @@ def sweep(model, values: Any, t_end: float, *, n_points: int = 201,
     workers = _check_count(workers, "workers", 1)
     if block_size is not None:
         block_size = _check_count(block_size, "block_size", 1)
-    if heyoka_cache_dir is not None and not isinstance(heyoka_cache_dir, (str, os.PathLike)):
-        raise TypeError(f"heyoka_cache_dir must be a path, got {heyoka_cache_dir!r}")
+    if heyoka_cache_dir is not None:
+        heyoka_cache_dir = check_cache_dir(heyoka_cache_dir)
 
     keys, table, n_var = parse_values(values)
     t_start = time.perf_counter()
@@ -208,72 +211,76 @@ def sweep(model, values: Any, t_end: float, *, n_points: int = 201,
         if not m.n_bars:
             raise ValueError("sweep: the model has no bars; add a bar first")
         check_keys(m, keys)
+    check_sweep_size(n_var, n_points, max(m.n_coordinates for m in distinct),
+                     max(m.n_constraints for m in distinct), "trajectory" in outputs)
 
-    common = {"t_end": t_end, "n_points": n_points, "tol": tol, "purpose": purpose,
-              "singular": singular, "singular_threshold": singular_threshold,
-              "max_steps": max_steps, "max_wall_s": max_wall_s, "outputs": tuple(outputs),
-              "scalar": not batch,
-              "heyoka_cache_dir": None if heyoka_cache_dir is None else str(heyoka_cache_dir)}
-    tasks = []
-    groups = []
-    topologies: dict = {}
-    choices: list[str] = []
-    lanes_used: list[int] = []
-    blocks_used: list[int] = []
-    for j, m in enumerate(distinct):
-        idx = np.nonzero(model_index == j)[0]
-        group_purpose = purpose
-        if purpose == "auto":  # tiny systems and scalar runs: the code quick to run
-            tiny = default_compile_options(m.n_coordinates, "long")["opt_level"] == 0
-            group_purpose = "long" if tiny or not batch else "interactive"
-        lanes = batch_size(default_compile_options(m.n_coordinates, group_purpose))
-        # without tol, simulate's default rule for this model and t_end, one for the group
-        group_tol = tol if tol is not None else default_tolerance(
-            m.n_coordinates, t_end, m._data.time_scale())
-        settings = {**common, "purpose": group_purpose, "tolerance": m.tolerance,
-                    "solver": m.solver, "batch_size": lanes, "tol": group_tol}
-        model_dict = m.to_dict()
-        key = (topology_key(m._data), group_tol, group_purpose, m.solver, not batch, lanes,
-               None)
-        rows = [{k: table[k][i] for k in keys if k != "model"} for i in idx]
-        prep = Preparer(model_dict, keys, settings, model=bar_joint_model.from_dict(model_dict),
-                        key=key)
-        names = [int(i) for i in idx]
-        probe = purpose == "auto" and group_purpose == "interactive"
-        # the probe's chunks; without a probe, all variants at once
-        chunks = preparation_chunks(len(rows), lanes) if probe else [slice(0, len(rows))]
-        parts = [prep.prepare(rows[chunks[0]], names[chunks[0]])]  # starts the batch code
-        k = 1
-        if probe:
-            # while the quick-to-build code compiles, prepare more variants; probe on the
-            # first batch; prepare the rest while the chosen code compiles
-            quick_code = shared_entry(model_dict, key, settings)[2]
-            while k < len(chunks) and not quick_code.done():
-                parts.append(prep.prepare(rows[chunks[k]], names[chunks[k]]))
-                k += 1
-            key, settings, why = _auto_batch_code(model_dict, key, settings, parts[0],
-                                                  len(idx), workers)
-            if key[-1] is not None:
-                shared_entry(model_dict, key, settings)  # starts compiling it
-            choices.append(why)
-        parts += [prep.prepare(rows[c], names[c]) for c in chunks[k:]]
-        prepared = Prepared.concatenated(parts)
-        topologies.setdefault(key, len(topologies))
-        groups.append((m, idx, prep))
-        lanes = settings["batch_size"]
-        # threads: one batch per task, so that they finish together
-        block = block_size or lanes * (1 if executor is None else 16)
-        lanes_used.append(lanes)
-        blocks_used.append(block)
-        for c in range(0, len(idx), block):
-            sl = slice(c, c + block)
-            tasks.append((model_dict, {
-                "indices": [int(i) for i in idx[sl]], "rows": rows[sl],
-                "keys": [k for k in keys if k != "model"],
-                "base": prepared.base[sl], "state0": prepared.state0[sl],
-                "scalar": prepared.scalar[sl], "key": key, "settings": settings}))
-    t_prepared = time.perf_counter()
-    results, interrupted = execute(tasks, executor, workers, progress)
+    # heyoka's cache directory for this sweep, restored when it ends (workers keep theirs)
+    with cache_dir(heyoka_cache_dir), cache_errors(heyoka_cache_dir):
+        common = {"t_end": t_end, "n_points": n_points, "tol": tol, "purpose": purpose,
+                  "singular": singular, "singular_threshold": singular_threshold,
+                  "max_steps": max_steps, "max_wall_s": max_wall_s, "outputs": tuple(outputs),
+                  "scalar": not batch,
+                  "heyoka_cache_dir": heyoka_cache_dir}
+        tasks = []
+        groups = []
+        topologies: dict = {}
+        choices: list[str] = []
+        lanes_used: list[int] = []
+        blocks_used: list[int] = []
+        for j, m in enumerate(distinct):
+            idx = np.nonzero(model_index == j)[0]
+            group_purpose = purpose
+            if purpose == "auto":  # tiny systems and scalar runs: the code quick to run
+                tiny = default_compile_options(m.n_coordinates, "long")["opt_level"] == 0
+                group_purpose = "long" if tiny or not batch else "interactive"
+            lanes = batch_size(default_compile_options(m.n_coordinates, group_purpose))
+            # without tol, simulate's default rule for this model and t_end, one for the group
+            group_tol = tol if tol is not None else default_tolerance(
+                m.n_coordinates, t_end, m._data.time_scale())
+            settings = {**common, "purpose": group_purpose, "tolerance": m.tolerance,
+                        "solver": m.solver, "batch_size": lanes, "tol": group_tol}
+            model_dict = m.to_dict()
+            key = (topology_key(m._data), group_tol, group_purpose, m.solver, not batch, lanes,
+                   None)
+            rows = [{k: table[k][i] for k in keys if k != "model"} for i in idx]
+            prep = Preparer(model_dict, keys, settings, model=bar_joint_model.from_dict(model_dict),
+                            key=key)
+            names = [int(i) for i in idx]
+            probe = purpose == "auto" and group_purpose == "interactive"
+            # the probe's chunks; without a probe, all variants at once
+            chunks = preparation_chunks(len(rows), lanes) if probe else [slice(0, len(rows))]
+            parts = [prep.prepare(rows[chunks[0]], names[chunks[0]])]  # starts the batch code
+            k = 1
+            if probe:
+                # while the quick-to-build code compiles, prepare more variants; probe on the
+                # first batch; prepare the rest while the chosen code compiles
+                quick_code = shared_entry(model_dict, key, settings)[2]
+                while k < len(chunks) and not quick_code.done():
+                    parts.append(prep.prepare(rows[chunks[k]], names[chunks[k]]))
+                    k += 1
+                key, settings, why = _auto_batch_code(model_dict, key, settings, parts[0],
+                                                      len(idx), workers)
+                if key[-1] is not None:
+                    shared_entry(model_dict, key, settings)  # starts compiling it
+                choices.append(why)
+            parts += [prep.prepare(rows[c], names[c]) for c in chunks[k:]]
+            prepared = Prepared.concatenated(parts)
+            topologies.setdefault(key, len(topologies))
+            groups.append((m, idx, prep))
+            lanes = settings["batch_size"]
+            # threads: one batch per task, so that they finish together
+            block = block_size or lanes * (1 if executor is None else 16)
+            lanes_used.append(lanes)
+            blocks_used.append(block)
+            for c in range(0, len(idx), block):
+                sl = slice(c, c + block)
+                tasks.append((model_dict, {
+                    "indices": [int(i) for i in idx[sl]], "rows": rows[sl],
+                    "keys": [k for k in keys if k != "model"],
+                    "base": prepared.base[sl], "state0": prepared.state0[sl],
+                    "scalar": prepared.scalar[sl], "key": key, "settings": settings}))
+        t_prepared = time.perf_counter()
+        results, interrupted = execute(tasks, executor, workers, progress)
     wall = time.perf_counter() - t_start
 
     # ---------------------------------------------------------------- collect
@@ -346,6 +353,19 @@ def sweep(model, values: Any, t_end: float, *, n_points: int = 201,
         max_abs_lambda=lam, energy_error=energy, status=status.astype(str),
         t_status=t_status, message=message.astype(str), events=events, scalar=scalar,
         attrs=attrs)
+
+
+def check_sweep_size(n_variants: int, n_points: int, n: int, m: int, trajectory: bool) -> None:
+    """Refuse, before any work, a sweep whose results would not fit in memory.
+
+    Per variant: with ``"trajectory"`` the states at every output time twice (the blocks'
+    results and the result's ``q``, ``qd``), else the final state once more; the final
+    state, max |λ| per row and a few numbers.
+    """
+    states = 2 * n_points * 2 * n if trajectory else 2 * n
+    check_output_bytes(8.0 * n_variants * (states + 2 * n + m + 4),
+                       f"{n_variants} variants of n_points = {n_points}",
+                       "use fewer variants or n_points, or leave 'trajectory' out of outputs")
 
 
 def preparation_chunks(n: int, lanes: int) -> list[slice]:
