@@ -12,7 +12,6 @@ carries what it computed so far, and refuses outputs above
 from __future__ import annotations
 
 import _thread
-import inspect
 import math
 import threading
 import time
@@ -24,7 +23,6 @@ import pytest
 
 import quivira as qv
 from quivira.examples import four_bar
-from quivira.model.simulator import Simulator
 from quivira.sensitivity import variable_names
 
 G = 9.81
@@ -312,8 +310,6 @@ def test_sweep_ctrl_c_on_threads_stops_between_scalar_variants():
     assert res.scalar[0] is not None and np.all(np.isfinite(res.final_state[done]))
 
 
-@pytest.mark.skipif("cancel" not in inspect.signature(Simulator.simulate).parameters,
-                    reason="Simulator.simulate does not take cancel= yet")
 def test_sweep_ctrl_c_on_threads_stops_a_long_scalar_variant():
     m = _recorded_pendulum()
     qv.sweep(m, {"g": [9.0]}, 0.5, n_points=11, workers=1, progress=False)  # compiled

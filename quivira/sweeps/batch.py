@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import copy
-import inspect
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -635,7 +634,8 @@ def lane_outputs(cs: CompiledSystem, states: np.ndarray, base: np.ndarray, grid:
     ``states`` (k, n_points, n_vars), ``base`` (k, n_base). The relative energy error is that
     of :meth:`~quivira.model.trajectory.Trajectory.relative_energy_error`:
     :math:`\max_t |E(t) - E(0) - W_{in}(t) + D(t)| / \max(|E(0)|, \max_t T, \max_t
-    |W_{in}|, \max_t D)` (the ledger terms only for non-conservative models).
+    |W_{in}|, \max_t D, \sum_i m_i|g|\ell)` (the ledger terms only for non-conservative
+    models; :math:`\ell` the model's length scale).
     """
     k, n_t, n_vars = states.shape
     n = cs.n
@@ -657,7 +657,7 @@ def lane_outputs(cs: CompiledSystem, states: np.ndarray, base: np.ndarray, grid:
     else:
         balance = E - E[:, :1]
     scale = np.maximum(np.abs(E[:, 0]), np.max(np.abs(T), axis=1))
-    scale = np.maximum(scale, 1e-300)
+    scale = np.maximum(scale, np.maximum(_energy_scales(cs, base), 1e-300))
     if ledger:
         scale = np.maximum(scale, np.maximum(np.max(np.abs(W_in), axis=1),
                                              np.max(np.abs(D), axis=1)))
@@ -668,14 +668,23 @@ def lane_outputs(cs: CompiledSystem, states: np.ndarray, base: np.ndarray, grid:
     return out
 
 
+def _energy_scales(cs: CompiledSystem, base: np.ndarray) -> np.ndarray:
+    r"""Return :math:`\sum_i m_i|g|\ell` of each variant (``Trajectory.energy_scale``).
+
+    The weights :math:`m_i g` are the bodies' ``"weight"`` parameters of ``base``; the
+    length scale :math:`\ell` is the model's.
+    """
+    data = cs.source[0] if cs.source is not None else None
+    if data is None:
+        return np.zeros(base.shape[0])
+    weights = [k for k, (key, _) in enumerate(parameter_layout(data))
+               if key[0] == "bar" and key[2] == "weight"]
+    return np.sum(np.abs(base[:, weights]), axis=1) * data.length_scale()
+
+
 def _events(traj) -> list[dict]:
     return [{"t": float(e["t"]), "name": str(e.get("name")), "what": str(e.get("what"))}
             for e in traj.events]
-
-
-#: whether ``Simulator.simulate`` takes ``cancel=`` (a threading.Event it checks between
-#: chunks of steps); without it a scalar variant runs to its end after a cancellation
-_SIMULATE_TAKES_CANCEL = "cancel" in inspect.signature(Simulator.simulate).parameters
 
 
 def scalar_variant(ctx: Context, data, settings: dict, want_lambda: bool,
@@ -688,13 +697,12 @@ def scalar_variant(ctx: Context, data, settings: dict, want_lambda: bool,
     """
     n_points = settings["n_points"]
     status, t_status, message, traj = "ok", np.nan, "", None
-    kwargs = {"cancel": cancel} if _SIMULATE_TAKES_CANCEL else {}
     try:
         traj = ctx.fallback().simulate(
             data, settings["tolerance"], settings["t_end"], n_points, tol=settings["tol"],
             singular_threshold=settings["singular_threshold"], purpose=settings["purpose"],
             max_steps=settings["max_steps"], max_wall_s=settings["max_wall_s"],
-            singular=settings["singular"], **kwargs)
+            singular=settings["singular"], cancel=cancel)
         singular = [e for e in traj.events if e.get("what") == "singular pose"]
         if singular:
             status, t_status = "singular", float(singular[0]["t"])
