@@ -179,6 +179,41 @@ def settle(run, quiet: tuple = ()) -> None:
             _record(run, key, "rests")
 
 
+def level_gaps(run) -> None:
+    r"""Put the open unilateral rows in contact at gap 0 exactly.
+
+    After an event the gap of a row left open in contact is where the event was located,
+    :math:`-ε` (``event_gap``), or the drift of a released row: its close event, offset by
+    :math:`-ε`, would start from 0 or below, where heyoka cannot see it cross. The positions
+    are projected (Gauss–Newton, mass metric) onto those gaps at 0 and the active holonomic
+    rows, moving them by about :math:`ε`; the close events then start from :math:`+ε`.
+    """
+    keys = [key for key in unilateral_keys(run) if not run.is_active(key)]
+    if not keys:
+        return
+    q, _, F, _ = geometry_with(run, keys)
+    tol = gap_tolerance(run)
+    touching = [key for key in keys if float(np.max(np.abs(F[rows_of(run, key)]))) <= tol]
+    if not touching:
+        return
+    for key in touching:
+        run.set_flag(key, True)
+    rows = np.nonzero(run.active_mask() & (np.arange(run.cs.m) < run.cs.n_holonomic))[0]
+    t = float(run.cs.ta.time)
+
+    def geometry(qq):
+        Fq, Jq = evaluate_geometry(run.cs, qq, run.pars, t)
+        return Fq[rows], Jq[rows]
+
+    scale = max(run.data.length_scale(), 1.0)
+    q_new, _, ok = geo.project_positions(q, geometry, run.data.coordinate_weights(),
+                                         tol=1e-15 * scale, max_iter=5)
+    for key in touching:
+        run.set_flag(key, False)
+    if ok:
+        run.cs.ta.state[:run.n] = q_new
+
+
 def force_scale(run, lam: np.ndarray) -> float:
     r"""Return a force scale: :math:`\max(|\lambda|, \sum_i m_i |g|)`."""
     weight = float(np.sum(run.data.mass_diagonal())) * abs(run.data.g)
@@ -223,6 +258,7 @@ def start(run) -> None:
     if first is not None:  # its impact takes every other row closing now along
         run.dispatch(first, "lock" if element(run, first).locking else "close")
     settle(run)
+    level_gaps(run)
 
 
 class RunActions(EventActions):

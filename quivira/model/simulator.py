@@ -722,9 +722,15 @@ class _Run:
 
     # ------------------------------------------------------------------ the loop
     def start(self) -> None:
-        """Settle t = 0 (impacts, locks, resting contacts) and take the first output row."""
+        """Settle t = 0 (impacts, locks, resting contacts) and take the first output row.
+
+        The energy ledger counts from the settled state: what an impact at t = 0 loses is in
+        its record (``kinetic_energy_lost``), not in ``dissipated``, so that
+        :math:`E(t) - E(0) = W_{in}(t) - D(t)` holds from the first row on.
+        """
         contacts.start(self)
         self.flush_records()
+        self.cs.ta.state[2 * self.n:] = 0.0
         self._skip_events_at_start()
         self.rows[0] = np.array(self.cs.ta.state)
         self.row_base[0] = self.base
@@ -762,7 +768,9 @@ class _Run:
         ta, grid = self.cs.ta, self.grid
         budget = self.budget
         self.start()
-        first_step_guard(ta, grid[1] - grid[0], self.cs.event_log)
+        guarded = first_step_guard(ta, grid[1] - grid[0], self.cs.event_log)
+        if guarded is not None and -len(self.cs.terminal_events) <= int(guarded) < 0:
+            self.on_event(self.cs.terminal_events[-int(guarded) - 1])
         k = 1
         while k < len(grid) and not self.stopped:
             if grid[k] <= ta.time:  # a guarded step or an event ended on an output time
@@ -800,6 +808,8 @@ class _Run:
                     break
                 if self.failure is None and not self.stopped:
                     self.failure = contacts.check(self)
+                if self.failure is not None:
+                    break
                 continue
             if self.outcome not in (hy.taylor_outcome.time_limit, hy.taylor_outcome.step_limit):
                 self.failure = ("non-finite state" if self.outcome == hy.taylor_outcome.err_nf_state
@@ -834,6 +844,8 @@ class _Run:
             self.stopped = True
             return
         element.on_event(role, contacts.RunActions(self, key))
+        if element.unilateral or element.locking:
+            contacts.level_gaps(self)
         self.flush_records()
 
     def on_event(self, ev: dict) -> None:
@@ -1056,7 +1068,7 @@ class _Run:
         return np.array(ta.state)
 
 
-def first_step_guard(ta, max_h: float, log: list | None = None) -> None:
+def first_step_guard(ta, max_h: float, log: list | None = None):
     """Take the first step of an integration segment with a safe size.
 
     A size heyoka's rule cannot get wrong.
@@ -1068,6 +1080,9 @@ def first_step_guard(ta, max_h: float, log: list | None = None) -> None:
     if the last two orders vanish, one step is taken with the same rule applied to the two
     highest non-zero orders (at most ``max_h``); afterwards the state is generic again. The
     recorded events the probe step met are taken off ``log`` again (:func:`rewind`).
+
+    Returns heyoka's outcome of the step it took (a terminal event met there must be handled
+    by the caller, as after any step), or None when it took none.
     """
     state, t0 = np.array(ta.state), ta.time
     n_log = None if log is None else len(log)
@@ -1077,13 +1092,13 @@ def first_step_guard(ta, max_h: float, log: list | None = None) -> None:
     norms = tc.max(axis=0)  # per order, over the state
     p = norms.shape[0] - 1
     if not np.all(np.isfinite(norms)) or norms[p] > 0 or norms[p - 1] > 0:
-        return
+        return None
     orders = [k for k in range(2, p + 1) if norms[k] > 0][-2:]
     if not orders:
-        return  # a polynomial of degree < 2: heyoka's step is exact
+        return None  # a polynomial of degree < 2: heyoka's step is exact
     rho = min((1.0 / norms[k]) ** (1.0 / k) for k in orders)
     h = min(max_h, rho * np.exp(-0.7 / (orders[-1] - 1)) / np.e ** 2)
-    ta.step(max_delta_t=float(h))
+    return ta.step(max_delta_t=float(h))[0]
 
 
 def rewind(ta, t: float, state: np.ndarray, log: list | None = None,

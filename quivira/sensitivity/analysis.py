@@ -368,9 +368,12 @@ def sensitivities(model, t_end: float, wrt: str | Sequence[str], order: int = 1,
         if vs.events:
             ta.reset_cooldowns()
         grid = np.linspace(0.0, t_end, n_points)
-        first_step_guard(ta, grid[1] - grid[0])
+        guarded = first_step_guard(ta, grid[1] - grid[0])
         try:
-            states, outcome, stop = propagate_grid(ta, grid, budget, vs.step_cost)
+            if guarded is not None and -len(vs.events) <= int(guarded) < 0:
+                states, outcome, stop = np.array([init]), guarded, None  # an event at once
+            else:
+                states, outcome, stop = propagate_grid(ta, grid, budget, vs.step_cost)
         except KeyboardInterrupt as exc:
             states = exc.states
             states[0] = init
