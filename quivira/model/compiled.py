@@ -33,6 +33,7 @@ import heyoka as hy
 import numpy as np
 
 from .._entries import as_expression
+from .._repr import short_repr
 from ..lagrangian import first_order_system
 from .assembly import BarAssembly, assemble_bar_model
 from .data import ModelData
@@ -56,7 +57,7 @@ def default_compile_options(n_coordinates: int, purpose: str = "interactive") ->
         if n_coordinates <= 6:
             return {"compact_mode": False, "opt_level": 0}
         return {"compact_mode": True, "opt_level": 1}
-    raise ValueError(f"purpose must be 'interactive' or 'long', got {purpose!r}")
+    raise ValueError(f"purpose must be 'interactive' or 'long', got {short_repr(purpose)}")
 
 
 #: ``simulate(tol=None)``: ``(up to this many coordinates, tolerance)``, loosening with size.

@@ -17,6 +17,7 @@ import warnings
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from .._repr import short_repr
 from .data import Bar, ModelData
 from .elements import KINDS, Element
 from .validation import bar_index, check_index
@@ -36,7 +37,7 @@ class ModelEditor:
     def observe(self, callback: Callable[[str], None]) -> None:
         """Call ``callback(what)`` after every change (``what`` names it)."""
         if not callable(callback):
-            raise TypeError(f"observe: expected a callable, got {callback!r}")
+            raise TypeError(f"observe: expected a callable, got {short_repr(callback)}")
         if callback not in self._observers:
             self._observers.append(callback)
 
@@ -196,7 +197,7 @@ class ModelEditor:
     def find_name(self, name: Any, what: str = "element") -> tuple[type[Element], int]:
         """Return the kind and position of the element (constraint, load, parameter) ``name``."""
         if not isinstance(name, str):
-            raise TypeError(f"{what}: expected a name (a string), got {name!r}")
+            raise TypeError(f"{what}: expected a name (a string), got {short_repr(name)}")
         for kind, pos, el in self.data.items():
             if kind.has_name and el.name == name:
                 return kind, pos
@@ -220,4 +221,4 @@ class ModelEditor:
             kind, pos, _ = named[key]
             return kind, pos
         raise ValueError(f"constraint: expected a name or an index in [0, {len(named)}), got "
-                         f"{key!r}")
+                         f"{short_repr(key)}")

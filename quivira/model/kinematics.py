@@ -44,6 +44,7 @@ from typing import Any
 import heyoka as hy
 import numpy as np
 
+from .._repr import short_repr
 from . import geometry as geo
 from .compiled import CompiledSystem, evaluate_geometry
 from .data import ModelData
@@ -143,7 +144,7 @@ class KinematicSweep:
         try:
             return self.q[:, self.coordinate_names.index(name)]
         except ValueError:
-            raise KeyError(f"no coordinate {name!r}; coordinates are "
+            raise KeyError(f"no coordinate {short_repr(name)}; coordinates are "
                            f"{self.coordinate_names}") from None
 
     def to_pandas(self):
@@ -236,10 +237,11 @@ def parse_driver(driver: Any, data: ModelData, names: list[str]) -> tuple[str, n
     grad = np.zeros(n)
     if isinstance(driver, (bool, np.bool_)):
         raise TypeError(f"driver must be a coordinate name, index or ('angle', a, b), got "
-                        f"{driver!r}")
+                        f"{short_repr(driver)}")
     if isinstance(driver, str):
         if driver not in names:
-            raise ValueError(f"driver: no coordinate named {driver!r}; coordinates are {names}")
+            raise ValueError(f"driver: no coordinate named {short_repr(driver)}; coordinates "
+                             f"are {names}")
         grad[names.index(driver)] = 1.0
         return driver, grad
     if isinstance(driver, (int, np.integer)):
@@ -253,7 +255,7 @@ def parse_driver(driver: Any, data: ModelData, names: list[str]) -> tuple[str, n
 
         def theta(i, what):
             if isinstance(i, bool) or not isinstance(i, (int, np.integer)):
-                raise TypeError(f"driver: {what} must be a bar index, got {i!r}")
+                raise TypeError(f"driver: {what} must be a bar index, got {short_repr(i)}")
             if not 0 <= int(i) < len(data.bars):
                 raise ValueError(f"driver: {what} {int(i)} out of range (0 to "
                                  f"{len(data.bars) - 1})")
@@ -268,7 +270,7 @@ def parse_driver(driver: Any, data: ModelData, names: list[str]) -> tuple[str, n
             return f"angle {int(b)} - {int(a)}", grad
         return f"angle {int(b)}", grad
     raise TypeError(f"driver must be a coordinate name such as 'th0', a coordinate index or "
-                    f"('angle', a, b), got {driver!r}")
+                    f"('angle', a, b), got {short_repr(driver)}")
 
 
 def _jdqd_function(cs: CompiledSystem):

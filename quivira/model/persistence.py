@@ -23,6 +23,7 @@ import stat
 from pathlib import Path
 from typing import Any
 
+from .._repr import short_repr
 from .data import Bar, ModelData, Particle, RigidBody, check_points, check_shape
 from .elements import KINDS, LoadContext
 from .validation import (
@@ -85,7 +86,7 @@ def body_from_dict(b: Any, w: str):
                          check_shape(field(b, "shape", w), f"{w}.shape"),
                          check_points(field(b, "points", w), f"{w}.points"),
                          None if length is None else check_positive(length, f"{w}.length"))
-    raise ValueError(f"{w}.kind: expected 'bar', 'particle' or 'body', got {kind!r}")
+    raise ValueError(f"{w}.kind: expected 'bar', 'particle' or 'body', got {short_repr(kind)}")
 
 
 def check_keys(d: dict, allowed, where: str) -> None:
@@ -95,8 +96,8 @@ def check_keys(d: dict, allowed, where: str) -> None:
         return
     parts = []
     for k in unknown:
-        close = difflib.get_close_matches(str(k), [str(a) for a in allowed], n=1)
-        parts.append(f"{k!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
+        close = difflib.get_close_matches(short_repr(k), [str(a) for a in allowed], n=1)
+        parts.append(short_repr(k) + (f" (did you mean {close[0]!r}?)" if close else ""))
     raise ValueError(f"{where}: unknown key{'s' if len(parts) > 1 else ''} "
                      + ", ".join(parts) + f"; allowed: {', '.join(map(str, allowed))}")
 
@@ -125,12 +126,13 @@ def from_dict(d: Any) -> tuple[ModelData, float]:
     if not isinstance(d, dict):
         raise ValueError(f"model data: expected a JSON object, got {type(d).__name__}")
     if d.get("format") != FORMAT:
-        raise ValueError(f"model data: 'format' must be {FORMAT!r}, got {d.get('format')!r}")
+        raise ValueError(f"model data: 'format' must be {FORMAT!r}, got "
+                         f"{short_repr(d.get('format'))}")
     version = d.get("format_version")
     if isinstance(version, bool) or not isinstance(version, int) \
             or version not in READABLE_VERSIONS:
-        raise ValueError(f"model data: unsupported format_version {version!r} (this quivira "
-                         f"reads versions {', '.join(map(str, READABLE_VERSIONS))})")
+        raise ValueError(f"model data: unsupported format_version {short_repr(version)} (this "
+                         f"quivira reads versions {', '.join(map(str, READABLE_VERSIONS))})")
     check_keys(d, _HEADER_KEYS + tuple(k.collection for k in KINDS), "model")
     with file_errors():
         tol = check_positive(field(d, "tolerance", "model"), "model.tolerance")
@@ -167,7 +169,7 @@ def read_file(path: str | Path, max_bytes: int = MAX_FILE_BYTES) -> Any:
     Every problem is a ValueError naming the file (OSError if it cannot be opened).
     """
     if isinstance(max_bytes, bool) or not isinstance(max_bytes, int):
-        raise TypeError(f"max_bytes must be an integer, got {max_bytes!r}")
+        raise TypeError(f"max_bytes must be an integer, got {short_repr(max_bytes)}")
     if max_bytes < 1:
         raise ValueError(f"max_bytes must be positive, got {max_bytes}")
     path = Path(path)
@@ -189,7 +191,7 @@ def read_file(path: str | Path, max_bytes: int = MAX_FILE_BYTES) -> Any:
         raise ValueError(f"{path}: more than max_bytes = {max_bytes} bytes")
     try:
         return json.loads(raw.decode("utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+    except ValueError as exc:  # JSON and UTF-8 errors, and ints beyond Python's 4300 digits
         raise ValueError(f"{path}: not a valid JSON model file ({exc})") from None
     except RecursionError:
         raise ValueError(f"{path}: not a valid JSON model file (nested too deeply)") from None

@@ -22,6 +22,7 @@ from typing import Any
 
 import heyoka as hy
 
+from ..._repr import short_repr
 from ...expression_codec import check_storable, decode_expression, encode_expression
 from ..validation import (
     bar_index,
@@ -110,10 +111,10 @@ class Parameter(Element):
     def create(cls, name: Any, value: Any, taken: set) -> Parameter:
         """Build a validated parameter (a name made of letters, digits and ``_``)."""
         if not isinstance(name, str):
-            raise TypeError(f"parameter name must be a string, got {name!r}")
+            raise TypeError(f"parameter name must be a string, got {short_repr(name)}")
         if not _NAME.fullmatch(name) or len(name) > 60:
             raise ValueError(f"parameter name must consist of letters, digits and '_', not "
-                             f"start with a digit (at most 60 characters), got {name!r}")
+                             f"start with a digit (at most 60 characters), got {short_repr(name)}")
         return cls(check_name(name, taken), check_real(value, f"parameter {name}"))
 
     def bars_used(self) -> tuple[int, ...]:
@@ -149,7 +150,7 @@ class Parameter(Element):
         """Build the parameter from :meth:`to_dict` data; ValueError naming ``where`` on errors."""
         name = field(d, "name", where)
         if not isinstance(name, str) or not _NAME.fullmatch(name):
-            raise ValueError(f"{where}.name: expected a parameter name, got {name!r}")
+            raise ValueError(f"{where}.name: expected a parameter name, got {short_repr(name)}")
         el = cls(check_name(name, ctx.names, f"{where}.name"),
                  check_real(field(d, "value", where), f"{where}.value"))
         ctx.parameters.add(el.name)
@@ -204,7 +205,7 @@ class ForceActuator(OnOneBar, _Driven):
                parameters: list[str]) -> ForceActuator:
         """Build a validated force actuator (arguments as ``add_force_actuator``)."""
         if frame not in ("ground", "bar"):
-            raise ValueError(f"{name}: frame must be 'ground' or 'bar', got {frame!r}")
+            raise ValueError(f"{name}: frame must be 'ground' or 'bar', got {short_repr(frame)}")
         return cls(bar_index(bar, n_bars, f"{name}: bar_index"), check_s(s, f"{name}: s"),
                    check_law(fx, n_bars, parameters, f"{name}: fx"),
                    check_law(fy, n_bars, parameters, f"{name}: fy"), frame, name)
@@ -267,7 +268,7 @@ class ForceActuator(OnOneBar, _Driven):
         """Build the actuator from :meth:`to_dict` data; ValueError naming ``where`` on errors."""
         frame = field(d, "frame", where)
         if frame not in ("ground", "bar"):
-            raise ValueError(f"{where}.frame: expected 'ground' or 'bar', got {frame!r}")
+            raise ValueError(f"{where}.frame: expected 'ground' or 'bar', got {short_repr(frame)}")
         return cls(bar_index(field(d, "bar", where), ctx.n_bars, f"{where}.bar"),
                    check_s(field(d, "s", where), f"{where}.s"),
                    _law_from_file(field(d, "fx", where), f"{where}.fx", ctx),

@@ -16,6 +16,7 @@ from typing import Any
 
 import heyoka as hy
 
+from ..._repr import short_repr
 from ..validation import check_flag, check_name, field
 from .actuators import _law_from_file, check_law
 from .base import Element, EventActions, EventSpec, LoadContext, RowContext
@@ -48,7 +49,8 @@ class UserEvent(Element):
         if not hy.get_variables(e) and "t" not in str(e):
             raise ValueError(f"{name}: the event function uses neither the state nor the time")
         if direction not in DIRECTIONS:
-            raise ValueError(f"{name}: direction must be one of {DIRECTIONS}, got {direction!r}")
+            raise ValueError(f"{name}: direction must be one of {DIRECTIONS}, got "
+                             f"{short_repr(direction)}")
         return cls(e, name, direction, check_flag(terminal, f"{name}: terminal"))
 
     def bars_used(self) -> tuple[int, ...]:
