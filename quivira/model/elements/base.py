@@ -502,3 +502,9 @@ class Load(Element):
 def is_expression(value: Any) -> bool:
     """Whether a row value is a heyoka expression (an opaque user row) rather than a poly."""
     return isinstance(value, hy.expression)
+
+
+def expression_text(e: Any, width: int = 60) -> str:
+    """Return ``str(e)`` cut to ``width`` characters (for summaries and messages)."""
+    text = str(e)
+    return text if len(text) <= width else text[: width - 3] + "..."
