@@ -46,7 +46,7 @@ import numpy as np
 
 from .._repr import short_repr
 from . import geometry as geo
-from .compiled import CompiledSystem, evaluate_geometry
+from .compiled import CompiledSystem, NonFiniteConstraintError, evaluate_geometry
 from .data import ModelData
 
 __all__ = ["CouplerCurve", "KinematicSweep", "Mobility", "SweepWarning", "parse_driver",
@@ -338,6 +338,16 @@ class _Sweeper:
         return dq, ddq, self.measure(A)
 
     def solve(self, q0, v, max_iter=12):
+        """Newton from ``q0`` to the pose where the driver is ``v`` (None if it fails).
+
+        It fails too where the constraints are not finite (a shorter step is tried then).
+        """
+        try:
+            return self._solve(q0, v, max_iter)
+        except NonFiniteConstraintError:
+            return None
+
+    def _solve(self, q0, v, max_iter):
         q = q0.copy()
         tol = 1e-13 * self.ell
         for _ in range(max_iter):
@@ -362,7 +372,7 @@ def kinematic_sweep(data: ModelData, cs: CompiledSystem, pars: np.ndarray, activ
     """Sweep the driver along ``values`` from ``q_start`` (see the module docstring)."""
     sw = _Sweeper(data, cs, pars, active, grad, t, singular_threshold)
     names = [str(v) for v in cs.q]
-    q = sw.solve(q_start, float(values[0]), max_iter=50)
+    q = sw._solve(q_start, float(values[0]), max_iter=50)  # names non-finite rows
     if q is None:
         raise ValueError(f"kinematic_sweep: cannot place the model at {driver_label} = "
                          f"{values[0]:g} near the start pose; give q_start closer to it")

@@ -54,7 +54,7 @@ import numpy as np
 
 from .._repr import short_repr
 from . import geometry as geo
-from .compiled import CompiledSystem, evaluate_geometry
+from .compiled import CompiledSystem, NonFiniteConstraintError, evaluate_geometry
 from .data import ModelData
 from .elements import BY_KIND
 from .linearize import partition, tangent_basis
@@ -502,7 +502,11 @@ def _newton(prob: StaticsProblem, q0: np.ndarray, lam0: np.ndarray | None, *, to
         alpha = 1.0
         for _ in range(40):
             q_t, l_t = q + alpha * dq, lam + alpha * dl
-            F_t, J_t = prob.geometry(q_t)
+            try:  # a trial pose outside a constraint's domain: a shorter step
+                F_t, J_t = prob.geometry(q_t)
+            except NonFiniteConstraintError:
+                alpha *= 0.5
+                continue
             r_t, K_t = prob.residual(q_t, l_t)
             if np.all(np.isfinite(r_t)) and merit(r_t, F_t) < m0 * (1 - 1e-4 * alpha) \
                     or merit(r_t, F_t) <= 1e-28:
@@ -538,7 +542,10 @@ def _polish(prob: StaticsProblem, q, lam, r, K, F, J, merit, steps: int = 2):
             break
         sol = _kkt_step(K, J, r, F)
         q_t, l_t = q + sol[:n], lam + sol[n:]
-        F_t, J_t = prob.geometry(q_t)
+        try:
+            F_t, J_t = prob.geometry(q_t)
+        except NonFiniteConstraintError:
+            break
         r_t, K_t = prob.residual(q_t, l_t)
         m_t = merit(r_t, F_t)
         if not (np.isfinite(m_t) and m_t < m0):
@@ -704,7 +711,16 @@ class _Continuation:
         return t if t @ prev >= 0 else -t
 
     def correct(self, z_pred: np.ndarray, t: np.ndarray, max_iter: int = 12):
-        """Newton on ``[G; t·(z - z_pred)] = 0``; returns ``(z, A, iterations)`` or None."""
+        """Newton on ``[G; t·(z - z_pred)] = 0``; returns ``(z, A, iterations)`` or None.
+
+        None also where the constraints are not finite (a shorter step is tried then).
+        """
+        try:
+            return self._correct(z_pred, t, max_iter)
+        except NonFiniteConstraintError:
+            return None
+
+    def _correct(self, z_pred: np.ndarray, t: np.ndarray, max_iter: int):
         z = z_pred.copy()
         for it in range(max_iter):
             res, A, _ = self.G(z)
