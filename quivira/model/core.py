@@ -1816,20 +1816,26 @@ class bar_joint_model:  # noqa: N801 - API name
         return persistence.to_dict(self._data, self.tolerance)
 
     @classmethod
-    def from_dict(cls, d: dict) -> bar_joint_model:
+    def from_dict(cls, d: dict, *, max_expression_nodes: int | None = None
+                  ) -> bar_joint_model:
         """Build a new model from :meth:`to_dict` data (format versions 1 and 2).
 
         Parameters
         ----------
         d : dict
             The data, e.g. parsed from a model file.
+        max_expression_nodes : int, optional
+            Largest total number of nodes of all the expressions (constraints, laws, events)
+            of the data (default ``persistence.MAX_EXPRESSION_NODES``, 100,000: about three
+            seconds of reading). The model API refuses models beyond the default, so every
+            saved model reads back.
 
         Raises
         ------
         ValueError
             Malformed data, naming the first problem.
         """
-        data, tolerance = persistence.from_dict(d)
+        data, tolerance = persistence.from_dict(d, max_expression_nodes)
         model = cls(tolerance)
         model._editor.commit(data, "loaded")
         return model
@@ -1847,8 +1853,8 @@ class bar_joint_model:  # noqa: N801 - API name
         Path(path).write_text(json.dumps(self.to_dict(), indent=1, allow_nan=False))
 
     @classmethod
-    def load(cls, path: str | Path, *, max_bytes: int = persistence.MAX_FILE_BYTES
-             ) -> bar_joint_model:
+    def load(cls, path: str | Path, *, max_bytes: int = persistence.MAX_FILE_BYTES,
+             max_expression_nodes: int | None = None) -> bar_joint_model:
         """Read a model written by :meth:`save` (format versions 1 and 2).
 
         The file is data: it is parsed as JSON and validated, nothing in it is executed or
@@ -1861,7 +1867,9 @@ class bar_joint_model:  # noqa: N801 - API name
         path : str or Path
             The file to read.
         max_bytes : int, optional
-            Largest file size read (default 50 MB).
+            Largest file size read (default 10 MB).
+        max_expression_nodes : int, optional
+            Largest total number of nodes of the file's expressions, as :meth:`from_dict`.
 
         Raises
         ------
@@ -1870,7 +1878,8 @@ class bar_joint_model:  # noqa: N801 - API name
         OSError
             The file cannot be opened.
         """
-        return cls.from_dict(persistence.read_file(path, max_bytes))
+        return cls.from_dict(persistence.read_file(path, max_bytes),
+                             max_expression_nodes=max_expression_nodes)
 
     # --- bodies and joints (issue 21) ---
     def add_particle(self, x: float, y: float, m: float, *, vx: float = 0.0,

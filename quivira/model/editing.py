@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from .._repr import short_repr
+from . import persistence
 from .data import Bar, ModelData
 from .elements import KINDS, Element
 from .validation import bar_index, check_index
@@ -164,10 +165,26 @@ class ModelEditor:
 
     # ------------------------------------------------------------------ elements
     def add(self, make: Callable[[ModelData, int], Element], kind: type[Element]) -> int:
-        """Append the element ``make(draft, position)`` (which validates); returns its index."""
+        """Append the element ``make(draft, position)`` (which validates); returns its index.
+
+        The expressions of the model may have at most
+        :data:`~quivira.model.persistence.MAX_EXPRESSION_NODES` nodes together, the most that
+        :meth:`~quivira.model.core.bar_joint_model.load` reads by default, so that every
+        model that saves also loads (ValueError otherwise).
+        """
         data = self.draft(shallow=True)
         pos = len(data.of(kind))
-        data.of(kind).append(make(data, pos))
+        el = make(data, pos)
+        if el.expression_nodes():
+            total = sum(e.expression_nodes() for _, _, e in data.items()) + \
+                el.expression_nodes()
+            limit = persistence.MAX_EXPRESSION_NODES
+            if total > limit:
+                raise ValueError(
+                    f"the model's expressions would have {total} nodes in total, more than "
+                    f"{limit} (the most a model file holds: max_expression_nodes of load and "
+                    "from_dict); use fewer or smaller expressions")
+        data.of(kind).append(el)
         self.commit(data, f"{kind.title} added")
         return pos
 

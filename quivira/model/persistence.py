@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from .._repr import short_repr
+from ..expression_codec import DEFAULT_TOTAL_NODES, NodeBudget
 from .data import Bar, ModelData, Particle, RigidBody, check_points, check_shape
 from .elements import KINDS, LoadContext
 from .validation import (
@@ -41,8 +42,13 @@ FORMAT = "quivira.bar_joint_model"
 FORMAT_VERSION = 2
 #: versions this quivira reads (1: expressions as pickles, read without unpickling)
 READABLE_VERSIONS = (1, 2)
-#: default largest model file :func:`read_file` reads (bytes)
-MAX_FILE_BYTES = 50_000_000
+#: default largest model file :func:`read_file` reads (bytes). A chain of 512 bars takes 80 kB,
+#: so this holds models far beyond what compiles in reasonable time, while parsing it stays
+#: below a second and about 200 MB (``json.loads`` of nested lists needs about 20 bytes of
+#: memory per byte of text: a 36 MB file of expressions took 3.2 s and 600 MB)
+MAX_FILE_BYTES = 10_000_000
+#: default total number of nodes of all the expressions of one model (a file or a dict)
+MAX_EXPRESSION_NODES = DEFAULT_TOTAL_NODES
 _HEADER_KEYS = ("format", "format_version", "tolerance", "g", "stabilization", "bars")
 _BAR_KEYS = ("length", "mass", "pose", "velocity")
 _PARTICLE_KEYS = ("kind", "mass", "pose", "velocity")
@@ -121,8 +127,17 @@ def to_dict(data: ModelData, tolerance: float) -> dict:
     return out
 
 
-def from_dict(d: Any) -> tuple[ModelData, float]:
-    """Validate ``d`` and return ``(ModelData, tolerance)``; raise ValueError if malformed."""
+def from_dict(d: Any, max_expression_nodes: int | None = None) -> tuple[ModelData, float]:
+    """Validate ``d`` and return ``(ModelData, tolerance)``; raise ValueError if malformed.
+
+    The expressions of ``d`` may have at most ``max_expression_nodes`` nodes together
+    (default :data:`MAX_EXPRESSION_NODES`; TypeError/ValueError for a wrong limit itself).
+    """
+    if max_expression_nodes is None:
+        max_expression_nodes = MAX_EXPRESSION_NODES
+    budget = NodeBudget(max_expression_nodes, name="max_expression_nodes", fix=(
+        "; a model this large is not expected: if the data is trusted, read it with a larger "
+        "max_expression_nodes (BarJointModel.load or from_dict)"))
     if not isinstance(d, dict):
         raise ValueError(f"model data: expected a JSON object, got {type(d).__name__}")
     if d.get("format") != FORMAT:
@@ -142,16 +157,18 @@ def from_dict(d: Any) -> tuple[ModelData, float]:
                              "model.stabilization"))
         for i, b in enumerate(list_field(d, "bars", "model")):
             data.bars.append(body_from_dict(b, f"bars[{i}]"))
-        ctx = LoadContext(len(data.bars), set(), version)
+        ctx = LoadContext(len(data.bars), set(), version, budget=budget)
         for kind in KINDS:
             items = d.get(kind.collection, [])
             if not isinstance(items, list):
                 raise ValueError(f"model.{kind.collection}: expected a list, got "
                                  f"{type(items).__name__}")
+            keys = None  # every element of a kind writes the same keys: ask the first one
             for k, item in enumerate(items):
                 where = f"{kind.collection}[{k}]"
                 el = kind.from_dict(item, where, ctx)
-                check_keys(item, tuple(el.to_dict()), where)
+                keys = keys or tuple(el.to_dict())  # (to_dict encodes expressions: once)
+                check_keys(item, keys, where)
                 if kind.has_name:
                     ctx.names.add(el.name)
                 if hasattr(el, "check_bodies"):  # references to points and kinds of bodies

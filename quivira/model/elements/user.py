@@ -19,7 +19,6 @@ import heyoka as hy
 from ..._entries import is_zero
 from ...expression_codec import (
     check_storable,
-    decode_expression,
     encode_expression,
     tree_from_legacy_pickle,
 )
@@ -191,7 +190,7 @@ class UserConstraint(Constraint):
             if ctx.version == 1:
                 item = legacy_tree(item, w)
             try:
-                exprs.append(decode_expression(item, allowed_variables=allowed, where=w))
+                exprs.append(ctx.expression(item, w, allowed))
             except ValueError as exc:
                 if "not in the allowed" in str(exc) or "not allowed here" in str(exc):
                     raise ValueError(f"{exc}; unknown variables for a model of {ctx.n_bars} "
