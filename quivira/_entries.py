@@ -20,6 +20,8 @@ from typing import Any
 import heyoka as hy
 import numpy as np
 
+from ._repr import int_digits, short_repr
+
 _ZERO = hy.expression(0.0)
 
 
@@ -41,13 +43,28 @@ def is_array_like(x: Any) -> bool:
 
 
 def check_entry(x: Any, name: str, index: tuple | int | None = None) -> None:
-    """Raise :class:`TypeError` unless ``x`` is a real number or a heyoka expression."""
-    if isinstance(x, hy.expression) or is_number(x):
-        return
+    """Raise unless ``x`` is a real number (that a double can hold) or a heyoka expression.
+
+    Raises
+    ------
+    TypeError
+        If ``x`` is neither a real number nor a heyoka expression.
+    ValueError
+        If ``x`` is an int too large for double precision (``float(x)`` would overflow).
+    """
     where = "" if index is None else f" at index {index}"
+    if isinstance(x, hy.expression):
+        return
+    if is_number(x):
+        try:
+            float(x)
+        except OverflowError:
+            raise ValueError(f"{name}: an integer of {int_digits(x)} digits{where} is too large "
+                             "for double precision") from None
+        return
     raise TypeError(
         f"{name}: entries must be real numbers or heyoka expressions, "
-        f"got {type(x).__name__} ({x!r}){where}"
+        f"got {type(x).__name__} ({short_repr(x)}){where}"
     )
 
 
@@ -177,7 +194,8 @@ def as_variables(v: Sequence, name: str) -> list[hy.expression]:
         )
     out = list(v)
     for i, x in enumerate(out):
-        msg = f"{name}: entry {i} must be a heyoka variable (from hy.make_vars), got {x!r}"
+        msg = (f"{name}: entry {i} must be a heyoka variable (from hy.make_vars), got "
+               f"{short_repr(x)}")
         if not isinstance(x, hy.expression):
             raise TypeError(msg)
         if not x == hy.expression(str(x)):

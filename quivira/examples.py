@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 
+from ._repr import short_repr
 from .model import bar_joint_model
 
 
@@ -19,7 +20,7 @@ def chain(n_bars: int, *, length: float = 1.0, mass: float = 1.0, angle: float =
     end, all at ``angle`` (radians from the +x axis).
     """
     if not isinstance(n_bars, int) or n_bars < 1:
-        raise ValueError(f"n_bars must be a positive integer, got {n_bars!r}")
+        raise ValueError(f"n_bars must be a positive integer, got {short_repr(n_bars)}")
     m = bar_joint_model()
     m.set_g(g)
     c, s = math.cos(angle), math.sin(angle)
@@ -75,7 +76,7 @@ def scissor(cells: int, *, length: float = 1.0, angle: float = 0.6,
     of freedom and collapses under gravity towards the flat (singular) pose.
     """
     if not isinstance(cells, int) or cells < 1:
-        raise ValueError(f"cells must be a positive integer, got {cells!r}")
+        raise ValueError(f"cells must be a positive integer, got {short_repr(cells)}")
     m = bar_joint_model()
     m.set_g(g)
     h, w = length * math.sin(angle), length * math.cos(angle)
@@ -124,7 +125,7 @@ def iftomm_a02(n: int = 40, *, length: float = 1.0, mass: float = 1.0, g: float 
     problems (problem A02); M. González et al., Multibody Syst. Dyn. 16 (2006) 179-190.
     """
     if not isinstance(n, int) or isinstance(n, bool) or n < 1:
-        raise ValueError(f"n must be a positive integer, got {n!r}")
+        raise ValueError(f"n must be a positive integer, got {short_repr(n)}")
     m = bar_joint_model()
     m.set_g(g)
     for i in range(n + 1):

@@ -71,10 +71,14 @@ from typing import Any
 
 import heyoka as hy
 
+from ._repr import short_repr
+
 __all__ = [
     "DEFAULT_LIMITS",
+    "DEFAULT_TOTAL_NODES",
     "FUNCTIONS",
     "Limits",
+    "NodeBudget",
     "check_storable",
     "decode_expression",
     "encode_expression",
@@ -136,6 +140,60 @@ _LIMIT_RANGES = {"max_depth": (1, 2_000), "max_nodes": (1, 1_000_000),
 #: The default limits (see :class:`Limits`).
 DEFAULT_LIMITS = Limits()
 
+#: Default number of nodes that all the expressions of one model file may have together (a
+#: :class:`NodeBudget`): decoding an expression and the model's checks of it cost about 30 µs
+#: per node (100,000 nodes: 2.7 s), so this bounds loading to a few seconds, while real
+#: models have tens of nodes per expression.
+DEFAULT_TOTAL_NODES = 100_000
+
+
+class NodeBudget:
+    """A number of nodes that several decodings share, such as all expressions of one file.
+
+    :class:`Limits` bounds each expression; without a total, a file of hundreds of
+    expressions, each within the limits, takes minutes and gigabytes to load.
+    :func:`decode_expression` charges every node it reads to the budget and stops at the node
+    that exceeds it, so the work ends early.
+
+    Parameters
+    ----------
+    max_nodes : int, default :data:`DEFAULT_TOTAL_NODES`
+        Total number of nodes allowed (at least 1).
+    name : str, optional
+        Name of the limit in messages (the argument that sets it).
+    fix : str, optional
+        What to do about it, ending the message.
+
+    Raises
+    ------
+    TypeError
+        If ``max_nodes`` is not an int.
+    ValueError
+        If ``max_nodes`` is below 1.
+    """
+
+    def __init__(self, max_nodes: int = DEFAULT_TOTAL_NODES, *, name: str = "max_total_nodes",
+                 fix: str = "") -> None:
+        if isinstance(max_nodes, bool) or not isinstance(max_nodes, int):
+            raise TypeError(f"{name} must be an int, got {type(max_nodes).__name__}")
+        if max_nodes < 1:
+            raise ValueError(f"{name} must be at least 1, got {max_nodes}")
+        self.max_nodes = max_nodes
+        self.used = 0
+        self.name = name
+        self.fix = fix
+
+    @property
+    def left(self) -> int:
+        """Nodes still available."""
+        return self.max_nodes - self.used
+
+    def error(self, where: str) -> ValueError:
+        """Return the error for the node at ``where`` that exceeds the budget."""
+        n = self.max_nodes
+        return ValueError(f"{where}: the expressions read so far have more than {n} nodes in "
+                          f"total (limit {self.name}={n}){self.fix}")
+
 #: Elementary functions of the whitelist: JSON name -> (heyoka function, number of arguments).
 FUNCTIONS: dict[str, tuple[Any, int]] = {
     "sin": (hy.sin, 1),
@@ -185,9 +243,16 @@ def _nodes_error(limits: Limits, what: str = "expression", count: int | None = N
     return ValueError(f"{what} has {has} {n} nodes (limit max_nodes={n})")
 
 
-def _short(value: Any, width: int = 40) -> str:
-    text = repr(value)
-    return text if len(text) <= width else text[: width - 3] + "..."
+def _cap_error(limits: Limits, budget: NodeBudget | None, where: str) -> ValueError:
+    """Return the error for a tree beyond its cap (the limit, or what the budget has left)."""
+    if budget is None or limits.max_nodes <= budget.left:
+        return _nodes_error(limits, where)
+    return budget.error(where)
+
+
+def _short(value: Any) -> str:
+    """Return a bounded repr of a value of a file (never deep, never long)."""
+    return short_repr(value, 40)
 
 
 # --------------------------------------------------------------------------------------------
@@ -292,7 +357,8 @@ def _build(op: str, args: list[hy.expression]) -> hy.expression:
 
 def decode_expression(tree: Any, *, limits: Limits = DEFAULT_LIMITS,
                       allowed_variables: Iterable[str] | None = None,
-                      where: str = "expression") -> hy.expression:
+                      where: str = "expression",
+                      budget: NodeBudget | None = None) -> hy.expression:
     """Build the heyoka expression of a JSON tree made by :func:`encode_expression`.
 
     The tree is walked with an explicit stack (no recursion, neither in Python nor in heyoka)
@@ -309,6 +375,9 @@ def decode_expression(tree: Any, *, limits: Limits = DEFAULT_LIMITS,
         If given, the only variable names allowed in the tree.
     where : str, optional
         Name of the tree in error messages (for example ``"user_constraints[0].exprs[1]"``).
+    budget : NodeBudget, optional
+        A total shared with other trees (those of the same file): every node is charged to
+        it, and decoding stops at the first node beyond it.
 
     Returns
     -------
@@ -323,10 +392,15 @@ def decode_expression(tree: Any, *, limits: Limits = DEFAULT_LIMITS,
         a wrong number of arguments, a number that is not a finite decimal or hex string, an
         invalid or disallowed variable name, a parameter index out of range, a JSON value of
         the wrong type, or a tree deeper than ``limits.max_depth``, larger than
-        ``limits.max_nodes`` or with strings longer than ``limits.max_string_length``.
+        ``limits.max_nodes`` or with strings longer than ``limits.max_string_length``; or a
+        tree with more nodes than ``budget`` has left.
     """
     if not isinstance(limits, Limits):
         raise TypeError(f"limits must be a Limits instance, got {type(limits).__name__}")
+    if budget is not None and not isinstance(budget, NodeBudget):
+        raise TypeError(f"budget must be a NodeBudget, got {type(budget).__name__}")
+    # nodes this tree may have: the per-expression limit, or what the shared budget has left
+    cap = limits.max_nodes if budget is None else min(limits.max_nodes, budget.left)
     allowed = None
     if allowed_variables is not None:
         allowed = frozenset(allowed_variables)
@@ -341,8 +415,8 @@ def decode_expression(tree: Any, *, limits: Limits = DEFAULT_LIMITS,
     while True:
         # Visit `node` (at `path`): a leaf is built at once, an operation opens a frame.
         n_nodes += 1
-        if n_nodes > limits.max_nodes:
-            raise _nodes_error(limits, where)
+        if n_nodes > cap:
+            raise _cap_error(limits, budget, where)
         if len(stack) + 1 > limits.max_depth:
             raise ValueError(f"{_location(where, path)}: {_depth_error(limits)}")
         if not isinstance(node, list):
@@ -366,8 +440,8 @@ def decode_expression(tree: Any, *, limits: Limits = DEFAULT_LIMITS,
         if op in _LEAVES:
             built = _leaf(op, node, limits, allowed, where, path)
         else:
-            if n_nodes + n_args > limits.max_nodes:
-                raise _nodes_error(limits, where)
+            if n_nodes + n_args > cap:
+                raise _cap_error(limits, budget, where)
             stack.append([node, op, [], list(path)])
             path.append(1)
             node = node[1]
@@ -376,6 +450,8 @@ def decode_expression(tree: Any, *, limits: Limits = DEFAULT_LIMITS,
         while True:
             if not stack:
                 result = built
+                if budget is not None:
+                    budget.used += n_nodes
                 break
             frame = stack[-1]
             frame[2].append(built)

@@ -59,12 +59,14 @@ from ._entries import (
     as_matrix,
     as_variables,
     as_vector,
+    check_entry,
     flat_sum,
     is_array_like,
     is_number,
     is_zero,
     stray_variables,
 )
+from ._repr import short_repr
 from .constraint_rows import holonomic_rows, velocity_rows
 from .linalg import LUFactorization, gaussian_factorize, solve_sparse, symmetric_factorize
 from .ordering import (
@@ -93,6 +95,7 @@ def _check_scalar_expression(x: Any, name: str) -> hy.expression:
     if isinstance(x, hy.expression):
         return x
     if is_number(x):
+        check_entry(x, name)
         return hy.expression(float(x))
     raise TypeError(f"{name}: expected a scalar heyoka expression, got {type(x).__name__}")
 
@@ -106,7 +109,7 @@ def _check_solver(solver: Any) -> None:
     Raise :class:`TypeError` unless ``solver`` is a string or a callable, :class:`ValueError`
     for an unknown name.
     """
-    msg = f"solver: expected 'lu', 'ordered' or a callable f(A, b), got {solver!r}"
+    msg = f"solver: expected 'lu', 'ordered' or a callable f(A, b), got {short_repr(solver)}"
     if callable(solver):
         return
     if not isinstance(solver, str):

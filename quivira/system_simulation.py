@@ -33,6 +33,7 @@ import heyoka as hy
 import numpy as np
 
 from ._entries import as_expression, is_zero
+from ._repr import short_repr
 from .budget import (
     DEFAULT_MAX_STEPS,
     DEFAULT_MAX_WALL_S,
@@ -44,7 +45,7 @@ from .budget import (
 from .lagrangian import assemble_eom, find_constrained_accelerations
 from .model.simulator import ConstraintWarning
 from .model.trajectory import BudgetExceededError, SimulationInterrupted, Trajectory
-from .model.validation import check_nonnegative, check_positive, check_real
+from .model.validation import check_nonnegative, check_positive, check_real, real_array
 
 __all__ = ["simulate_system"]
 
@@ -139,7 +140,7 @@ def simulate_system(lagrangian: hy.expression, F: Sequence, q: Sequence, qd: Seq
     if t_end <= t0:
         raise ValueError(f"t_end must be after t0 = {t0}, got {t_end}")
     if isinstance(n_points, bool) or not isinstance(n_points, (int, np.integer)):
-        raise TypeError(f"n_points must be an integer >= 2, got {n_points!r}")
+        raise TypeError(f"n_points must be an integer >= 2, got {short_repr(n_points)}")
     if n_points < 2:
         raise ValueError(f"n_points must be an integer >= 2, got {n_points}")
     alpha = check_nonnegative(stabilization, "stabilization")
@@ -157,23 +158,19 @@ def simulate_system(lagrangian: hy.expression, F: Sequence, q: Sequence, qd: Seq
     per_time += m * m
     check_output_bytes(8.0 * n_points * per_time, f"n_points = {n_points}",
                        "use fewer n_points")
-    try:
-        state0 = np.asarray(initial_state, dtype=float)
-    except (TypeError, ValueError):
-        raise TypeError("initial_state must be a sequence of real numbers") from None
+    state0 = real_array(initial_state, "initial_state", "a sequence of real numbers")
     if state0.shape != (2 * n,):
         raise ValueError(f"initial_state: expected {2 * n} values ([q, qd] for {n} "
                          f"coordinates), got shape {state0.shape}")
-    if not np.all(np.isfinite(state0)):
-        raise ValueError("initial_state: entries must be finite")
     if labels is None:
         labels = [f"row {k}" for k in range(m)]
     labels = [str(x) for x in labels]
     if len(labels) != m:
         raise ValueError(f"labels: expected {m} labels (one per constraint row), got "
                          f"{len(labels)}")
-    par_values = np.zeros(0) if pars is None else np.asarray(pars, dtype=float)
-    if par_values.ndim != 1 or not np.all(np.isfinite(par_values)):
+    par_values = (np.zeros(0) if pars is None
+                  else real_array(pars, "pars", "a sequence of numbers"))
+    if par_values.ndim != 1:
         raise ValueError("pars must be a 1-d sequence of finite numbers")
 
     M = _dense(parts.M_rows, n)

@@ -10,10 +10,12 @@ timeout. Many cases run in one child for speed; when a child dies or hangs, the 
 working on is run again alone, and if that does not reproduce the failure, every case of the
 batch up to it is run alone, so that each failure is attributed to a case.
 
-Cases 0 to 17 of every run are hand-made (:func:`fixed_cases`: the unmodified seed, chains
-of 201 and 10,000 levels, a million open brackets, 10^5 digits, a name of 10^6 characters, a
-sum of 20,000 terms, non-standard and out-of-range numbers, truncated, empty and invalid
-UTF-8 files); the others are random.
+Cases 0 to 26 of every run are hand-made (:func:`fixed_cases`: laws, events and motors with
+raw ``["par", k]``, coordinate-constraint matrices with entries beyond 1e50, an int of 401
+digits and nesting 900 levels deep, the rows of a constraint repeated to 120,000 nodes, the
+unmodified seed, chains of 201 and 10,000 levels, a million open brackets, 10^5 digits, a name
+of 10^6 characters, a sum of 20,000 terms, non-standard and out-of-range numbers, truncated,
+empty and invalid UTF-8 files); the others are random.
 
 Command line::
 
@@ -84,8 +86,9 @@ def load_user_constraints(path: str) -> list:
 
     Reads at most :data:`MAX_FILE_BYTES` from ``path``, parses it with ``json.loads``
     (refusing ``NaN``/``Infinity``) and decodes every entry of ``exprs`` of every item of
-    ``user_constraints`` with ``decode_expression``; variables must be coordinates or
-    velocities of the ``bars`` listed in the file.
+    ``user_constraints`` with ``decode_expression``, all within one ``NodeBudget`` (the
+    default total of nodes of a file); variables must be coordinates or velocities of the
+    ``bars`` listed in the file.
 
     Parameters
     ----------
@@ -102,7 +105,7 @@ def load_user_constraints(path: str) -> list:
     ValueError
         For every kind of malformed file.
     """
-    from quivira.expression_codec import decode_expression
+    from quivira.expression_codec import NodeBudget, decode_expression
 
     with open(path, "rb") as f:
         data = f.read(MAX_FILE_BYTES + 1)
@@ -123,6 +126,7 @@ def load_user_constraints(path: str) -> list:
     if not isinstance(constraints, list):
         raise ValueError("model file: 'user_constraints' must be a list")
     out = []
+    budget = NodeBudget()
     for i, item in enumerate(constraints):
         if not isinstance(item, dict):
             raise ValueError(f"user_constraints[{i}]: expected an object")
@@ -130,7 +134,7 @@ def load_user_constraints(path: str) -> list:
         if not isinstance(exprs, list):
             raise ValueError(f"user_constraints[{i}].exprs: expected a list")
         out.append([decode_expression(tree, allowed_variables=allowed,
-                                      where=f"user_constraints[{i}].exprs[{j}]")
+                                      where=f"user_constraints[{i}].exprs[{j}]", budget=budget)
                     for j, tree in enumerate(exprs)])
     return out
 
@@ -350,11 +354,80 @@ def _replace_first_tree(seed: bytes, text: str) -> bytes:
     return json.dumps(doc).replace('"@@tree@@"', text).encode()
 
 
+def _with_entries(seed: bytes, entries: dict[str, list], splice: dict[str, str] | None = None
+                  ) -> bytes:
+    """``seed`` with the lists ``entries`` added to its top level (a seed that is not a JSON
+    object is returned unchanged); strings ``"@@k@@"`` in them become the raw JSON text
+    ``splice[k]`` (for values that ``json.dumps`` would not write, such as deep nesting)."""
+    doc = json.loads(seed)
+    if not isinstance(doc, dict):
+        return seed
+    doc.update(entries)
+    text = json.dumps(doc)
+    for key, raw in (splice or {}).items():
+        text = text.replace(f'"@@{key}@@"', raw)
+    return text.encode()
+
+
+def _tree_nodes(tree: Any) -> int:
+    """Number of nodes (JSON arrays) of an expression tree, counted iteratively."""
+    count, stack = 0, [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, list):
+            count += 1
+            stack.extend(node[1:])
+    return count
+
+
+def _many_rows(seed: bytes, total: int) -> bytes:
+    """``seed`` with the rows of its first expression list repeated to ``total`` nodes."""
+    doc = json.loads(seed)
+    lists = _expression_lists(doc)
+    if not lists:
+        return seed
+    tree = lists[0][0]
+    lists[0][:] = [tree] * (total // max(_tree_nodes(tree), 1) + 10)
+    return json.dumps(doc).encode()
+
+
+def _law_cases(base: bytes) -> list[tuple[bytes, str]]:
+    """Laws, events and motors holding raw ``["par", k]`` (refused: the API forbids them) and
+    coordinate constraints beyond the limit of every number."""
+    push = {"name": "fuzz-push", "bar": 0, "s": 0.0, "frame": "ground", "fx": ["par", 1],
+            "fy": ["num", "0.0"], "fx_text": "", "fy_text": ""}
+    event = {"name": "fuzz-event", "expr": ["sum", ["var", "th0"], ["par", 0]], "text": "",
+             "direction": "any", "terminal": False}
+    motor = {"name": "fuzz-motor", "body_a": None, "body_b": 0, "law": ["par", 9999],
+             "law_text": ""}
+
+    def cc(**values: Any) -> dict:
+        return {"coordinate_constraints": [{
+            "bar0": 0, "bar1": None, "X0": [[1.0, 0.0, 0.0]], "X1": None, "Y0": None,
+            "Y1": None, "offset": [0.0], "velocity_level": False, "active": True,
+            "name": "fuzz-cc"} | values]}
+
+    return [
+        (_with_entries(base, {"force_actuators": [push]}), "fixed:raw-par-force"),
+        (_with_entries(base, {"events": [event]}), "fixed:raw-par-event"),
+        (_with_entries(base, {"joint_motors": [motor]}), "fixed:raw-par-9999-motor"),
+        (_with_entries(base, cc(X0=[[1e60, 0.0, 0.0]])), "fixed:matrix-1e60"),
+        (_with_entries(base, cc(offset=[-1e300])), "fixed:offset-1e300"),
+        (_with_entries(base, cc(X0=[["@@int@@", 0, 0]]), {"int": "1" + "0" * 400}),
+         "fixed:matrix-int-401-digits"),
+        (_with_entries(base, {"g": "@@g@@"}, {"g": "[" * 900 + "1.0" + "]" * 900}),
+         "fixed:g-nested-900"),
+        (_with_entries(base, cc(X0="@@m@@"), {"m": "[" * 900 + "]" * 900}),
+         "fixed:matrix-nested-900"),
+        (_many_rows(base, 120_000), "fixed:rows-of-120000-nodes"),
+    ]
+
+
 def fixed_cases(seeds: Sequence[bytes]) -> list[tuple[bytes, str]]:
     """Hand-made cases of every kind, run first in every fuzz run (whatever the seed)."""
     base = seeds[0]
     half = len(base) // 2
-    return [
+    return _law_cases(base) + [
         (base, "fixed:unmodified"),
         (_replace_first_tree(base, _deep_chain(201, 0)), "fixed:chain-201"),
         (_replace_first_tree(base, _deep_chain(10_000, 1)), "fixed:chain-10000"),

@@ -128,7 +128,7 @@ def test_validation_messages():
     for kw, msg in cases:
         with pytest.raises(ValueError, match=msg):
             m.add_coordinate_constraint(0, 1, **kw)
-    with pytest.raises(TypeError, match=r"X0: expected a numeric matrix"):  # a wrong type
+    with pytest.raises(TypeError, match=r"X0 must be a numeric matrix"):  # a wrong type
         m.add_coordinate_constraint(0, 1, X0="ab")
     with pytest.raises(ValueError, match=r"X0: marker 0 is ground \(bar0 = None\).*\(1, 3\)"):
         m.add_coordinate_constraint(None, 1, X0=[[1, 0, 0]], X1=[[1, 0, 0]])

@@ -14,10 +14,12 @@
 from __future__ import annotations
 
 import base64
+import copy
 import json
 import math
 import os
 import pickle
+import re
 import sys
 from pathlib import Path
 
@@ -32,15 +34,41 @@ import quivira as qv
 sys.path.insert(0, str(Path(__file__).parent))
 import fuzz_model_files as fuzz  # noqa: E402
 
+
+def _nested(levels: int) -> list:
+    out: list = []
+    for _ in range(levels):
+        out = [out]
+    return out
+
+
+#: nesting deeper than Python's repr() can show (the error messages must not recurse)
+DEEP = _nested(5000)
 HOSTILE = st.one_of(
     st.none(), st.booleans(), st.integers(-10, 10), st.integers(min_value=10**20),
     st.floats(allow_nan=True, allow_infinity=True), st.sampled_from([1e300, -1e300, 1e-320]),
     st.text(max_size=3), st.lists(st.floats(-2, 2), max_size=4),
     st.sampled_from([np.float64(0.5), np.int64(1), np.nan, [0, 1], [[1, 0, 0]], (0.1, 0.2)]),
 )
+#: values beyond the limits: deep nesting, ints no double holds, magnitudes above 1e50
+NASTY = st.sampled_from([DEEP, [DEEP], 10**400, -(10**400), 10**5000, 1e60, -1e51,
+                         np.float64(1e300), [1e60], [[1e60, 0.0, 0.0]], [[10**400, 0, 0]],
+                         np.array([[0.0, 1e60, 0.0]]), np.array([10**400], dtype=object)])
 NICE = st.floats(-2.0, 2.0, allow_nan=False)
-VALUE = st.one_of(NICE, NICE, HOSTILE)
-INDEX = st.one_of(st.integers(-1, 4), HOSTILE)
+VALUE = st.one_of(NICE, NICE, HOSTILE, NASTY)
+INDEX = st.one_of(st.integers(-1, 4), HOSTILE, NASTY)
+#: matrices of coordinate constraints and their offsets: nice, hostile or with nasty entries
+ROW = st.lists(st.one_of(NICE, NICE, NASTY), min_size=3, max_size=3)
+MATRIX = st.one_of(st.none(), st.lists(ROW, min_size=1, max_size=2), HOSTILE, NASTY)
+ARRAY = st.one_of(st.lists(st.one_of(NICE, NASTY), min_size=1, max_size=2), HOSTILE, NASTY)
+#: constraint rows in the variables of bars 0 and 1: good ones, rows that constrain nothing
+#: (x0 - x0), runtime parameters, rows outside their domain at the start
+_x0, _y0, _th0, _x1 = hy.make_vars("x0", "y0", "th0", "x1")
+_vx0, _om1 = hy.make_vars("vx0", "om1")
+ROWS = st.lists(st.sampled_from([
+    _x0 - _x1 - 1.0, _th0 - 0.5, _x0 - _x0, _y0 * 0.0 + _th0 - _th0, hy.sqrt(_x0 - 100.0),
+    _x0 + hy.par[0], hy.par[9999] * _th0, _vx0 + _om1, _vx0 - _vx0 + _x0, hy.expression(1.0),
+    hy.time - _th0]), min_size=1, max_size=2)
 
 CALLS = st.one_of(
     st.tuples(st.just("add_bar_at_attitude"), st.tuples(VALUE, VALUE, VALUE, VALUE, VALUE)),
@@ -62,6 +90,13 @@ CALLS = st.one_of(
     st.tuples(st.just("add_coordinate_constraint"),
               st.tuples(st.one_of(st.none(), INDEX), st.one_of(st.none(), INDEX), HOSTILE,
                         HOSTILE)),
+    st.tuples(st.just("add_coordinate_constraint"),
+              st.tuples(st.one_of(st.none(), INDEX), st.one_of(st.none(), INDEX), MATRIX, MATRIX,
+                        MATRIX, MATRIX, st.one_of(st.none(), ARRAY))),
+    st.tuples(st.just("set_constraint_offset"), st.tuples(st.one_of(INDEX, st.text(max_size=2)),
+                                                          ARRAY)),
+    st.tuples(st.just("add_constraint"), st.tuples(st.one_of(ROWS, HOSTILE, NASTY))),
+    st.tuples(st.just("add_velocity_constraint"), st.tuples(ROWS)),
     st.tuples(st.just("add_knife_edge"), st.tuples(INDEX, VALUE)),
     st.tuples(st.just("remove_bar"), st.tuples(INDEX)),
     st.tuples(st.just("remove_joint"), st.tuples(INDEX)),
@@ -73,7 +108,7 @@ CALLS = st.one_of(
     st.tuples(st.just("set_initial_state"), st.tuples(st.one_of(st.lists(VALUE, max_size=13),
                                                                 HOSTILE))),
     st.tuples(st.just("tolerance"), st.tuples(VALUE)),
-    st.tuples(st.just("cache_size"), st.tuples(INDEX)),
+    st.tuples(st.just("cache_size"), st.tuples(st.one_of(st.integers(-1, 4), HOSTILE))),
 )
 
 
@@ -88,6 +123,8 @@ def test_random_call_sequences_leave_a_valid_model(calls):
         try:
             if name in ("tolerance", "cache_size"):
                 setattr(m, name, args[0])
+            elif name == "add_velocity_constraint":
+                m.add_constraint(*args, velocity_level=True)
             else:
                 getattr(m, name)(*args)
         except (TypeError, ValueError):
@@ -97,6 +134,77 @@ def test_random_call_sequences_leave_a_valid_model(calls):
         d = m.to_dict()
         json.dumps(d, allow_nan=False)  # plain, finite data
         assert qv.BarJointModel.from_dict(d).to_dict() == d
+
+
+def _rich_file() -> dict:
+    """Data of a model with every kind of expression and array a file holds."""
+    from quivira.examples import four_bar
+
+    m = four_bar()
+    A = m.add_parameter("A", 2.0)
+    x0, y0, th0 = m.coordinates(0)
+    m.add_force_actuator(1, 0.5, A * hy.sin(hy.time), 0.0, name="push")
+    m.add_torque_actuator(2, 0.1 * A, bar_a=1, name="turn")
+    m.add_event(th0 - 2.0, name="ev", direction="up")
+    m.add_joint_motor(None, 0.5 * hy.time + A, bodies=(None, 2), name="motor")
+    m.add_coordinate_constraint(0, 1, X0=[[0.0, 0.0, 1.0]], Y1=[[0.0, 0.0, 0.0]],
+                                offset=[m.bars[0].pose[2]], name="tie")
+    r2 = sum(v * v for v in m.bars[0].pose[:2])
+    m.add_constraint([x0 * x0 + y0 * y0 - r2], name="ring")
+    return m.to_dict()
+
+
+_RICH = _rich_file()
+
+
+def _paths(d, prefix=()) -> list[tuple]:
+    """Every path (keys and indices) into the nested dicts and lists of ``d``."""
+    out, stack = [], [(d, prefix)]
+    while stack:
+        node, path = stack.pop()
+        items = node.items() if isinstance(node, dict) else enumerate(node) \
+            if isinstance(node, list) else ()
+        for key, child in items:
+            out.append(path + (key,))
+            stack.append((child, path + (key,)))
+    return out
+
+
+_RICH_PATHS = _paths(_RICH)
+#: what a hostile file puts anywhere: raw parameter references, deep nesting, huge ints,
+#: magnitudes beyond 1e50, non-finite numbers and values of every JSON type
+FILE_VALUES = st.one_of(NASTY, HOSTILE, st.sampled_from([
+    ["par", 0], ["par", 1], ["par", 9999], ["sum", ["var", "th0"], ["par", 2]],
+    ["prod", ["var", "par_A"], ["par", 0]], ["sum", ["var", "x0"], ["prod", ["num", "-1.0"],
+                                                                    ["var", "x0"]]],
+    ["num", "1e60"], {}, {"kind": "body"}, "", "ground", "bar", [[]], [None, None, None]]))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_hostile_values_anywhere_in_a_file(data):
+    """Random places of a rich model's data replaced by hostile values, and random totals of
+    expression nodes: from_dict refuses with a ValueError or gives a model that round-trips
+    (never a RecursionError, OverflowError or an error of heyoka later)."""
+    d = copy.deepcopy(_RICH)
+    for _ in range(data.draw(st.integers(1, 3), label="edits")):
+        path = data.draw(st.sampled_from(_RICH_PATHS), label="path")
+        target = d
+        try:
+            for key in path[:-1]:
+                target = target[key]
+            target[path[-1]]  # noqa: B018 - the place still exists after earlier edits
+        except (KeyError, IndexError, TypeError):
+            continue
+        target[path[-1]] = data.draw(FILE_VALUES, label="value")
+    budget = data.draw(st.one_of(st.none(), st.integers(1, 120)), label="max_expression_nodes")
+    try:
+        m = qv.BarJointModel.from_dict(d, max_expression_nodes=budget)
+    except ValueError:
+        return
+    out = m.to_dict()
+    json.dumps(out, allow_nan=False)
+    assert qv.BarJointModel.from_dict(out).to_dict() == out
 
 
 def test_simulate_arguments_are_validated():
@@ -329,6 +437,20 @@ def test_mutated_model_files_never_crash_or_hang(tmp_path):
                            loader="quivira.bar_joint_model.load", timeout=20.0, memory_mb=1024,
                            strict=True)
     assert report.ok, report.summary()
+    details = {r.description: r.detail for r in report.results}
+    for case, message in [
+            ("raw-par-force", r"force_actuators\[0\]\.fx: use model\.parameter\(name\)"),
+            ("raw-par-event", r"events\[0\]\.expr: use model\.parameter\(name\)"),
+            ("raw-par-9999-motor", r"joint_motors\[0\]\.law: use model\.parameter\(name\)"),
+            ("matrix-1e60", r"X0: entries must lie within ±1e\+50"),
+            ("offset-1e300", r"offset: entries must lie within ±1e\+50"),
+            ("matrix-int-401-digits", r"X0: entries must be finite; .* integer of 401 digits"),
+            ("g-nested-900", r"model\.g must be a real number, got \[\[\[\[\.\.\.\]\]\]\]"),
+            ("matrix-nested-900", r"X0 must be a numeric matrix"),
+            ("rows-of-120000-nodes", r"more than 100000 nodes in total \(limit "
+                                     r"max_expression_nodes=100000\)"),
+            ("digits-1e5", r"model\.json: not a valid JSON model file \(Exceeds the limit")]:
+        assert re.search(message, details[f"fixed:{case}"]), (case, details[f"fixed:{case}"])
 
 
 def _random_model(rng: np.random.Generator) -> qv.BarJointModel:

@@ -33,6 +33,7 @@ import heyoka as hy
 import numpy as np
 
 from .._entries import as_expression
+from .._repr import short_repr
 from ..lagrangian import first_order_system
 from .assembly import BarAssembly, assemble_bar_model
 from .data import ModelData
@@ -56,7 +57,7 @@ def default_compile_options(n_coordinates: int, purpose: str = "interactive") ->
         if n_coordinates <= 6:
             return {"compact_mode": False, "opt_level": 0}
         return {"compact_mode": True, "opt_level": 1}
-    raise ValueError(f"purpose must be 'interactive' or 'long', got {purpose!r}")
+    raise ValueError(f"purpose must be 'interactive' or 'long', got {short_repr(purpose)}")
 
 
 #: ``simulate(tol=None)``: ``(up to this many coordinates, tolerance)``, loosening with size.
@@ -510,6 +511,20 @@ def _time_kw(cf, t):
     return {"time": t} if cf.is_time_dependent else {}
 
 
+class NonFiniteConstraintError(ValueError):
+    """A constraint row, or an entry of its Jacobian, is not finite at a pose.
+
+    Attributes
+    ----------
+    rows : list of int
+        The rows that are not finite (indices of the compiled system's rows).
+    """
+
+    def __init__(self, message: str, rows: list[int]) -> None:
+        super().__init__(message)
+        self.rows = rows
+
+
 def evaluate_geometry(cs: CompiledSystem, q: np.ndarray, pars: np.ndarray, t: float = 0.0,
                       qd: np.ndarray | None = None):
     r"""Return ``(F(q, t), J(q, qd, t))`` as numpy arrays.
@@ -517,6 +532,14 @@ def evaluate_geometry(cs: CompiledSystem, q: np.ndarray, pars: np.ndarray, t: fl
     ``J`` is dense ``(m, n)``; rows of velocity constraints have ``F = 0`` and their
     :math:`\partial g/\partial \dot q` in ``J``, which depends on ``qd`` for constraints
     nonlinear in the velocities (default qd = 0).
+
+    Raises
+    ------
+    NonFiniteConstraintError
+        A ValueError naming the rows whose residual or Jacobian is not finite at the pose
+        (a constraint outside its domain, such as the square root of a negative number),
+        instead of handing NaN to the linear algebra, which fails with LAPACK's "SVD did
+        not converge". Iterations that probe trial poses catch it and step back.
     """
     if cs.m == 0:
         return np.zeros(0), np.zeros((0, cs.n))
@@ -528,7 +551,34 @@ def evaluate_geometry(cs: CompiledSystem, q: np.ndarray, pars: np.ndarray, t: fl
     J = np.zeros((m, cs.n))
     rows, cols = zip(*cs.J_pattern) if cs.J_pattern else ((), ())
     J[list(rows), list(cols)] = vals[2 * m + o : 2 * m + o + len(cs.J_pattern)]
+    if not (np.isfinite(F).all() and np.isfinite(J).all()):
+        raise _non_finite(cs, x, F, J, t)
     return F, J
+
+
+def _non_finite(cs: CompiledSystem, x: np.ndarray, F: np.ndarray, J: np.ndarray,
+                t: float) -> NonFiniteConstraintError:
+    """Return the error naming the rows of ``F`` or ``J`` that are not finite at ``x``."""
+    bad = [int(k) for k in np.nonzero(~(np.isfinite(F) & np.isfinite(J).all(axis=1)))[0]]
+    if not np.isfinite(x).all():
+        return NonFiniteConstraintError("the constraints cannot be evaluated: the pose or "
+                                        "velocities are not finite", bad)
+    labels = cs.labels
+    parts = []
+    for k in bad[:4]:
+        if not np.isfinite(F[k]):
+            what = f"its residual is {F[k]}"
+        else:
+            j = int(np.nonzero(~np.isfinite(J[k]))[0][0])
+            what = f"its derivative by {cs.q[j]} is {J[k, j]}"
+        parts.append(f"{labels[k]!r} ({what})")
+    more = f" and {len(bad) - 4} more" if len(bad) > 4 else ""
+    at = f" at t = {t:g}" if t else ""
+    return NonFiniteConstraintError(
+        f"constraint row{'s' if len(bad) > 1 else ''} {', '.join(parts)}{more} "
+        f"{'are' if len(bad) > 1 else 'is'} not finite at this pose{at}: the constraint is "
+        "undefined there (such as the square root or logarithm of a negative number); change "
+        "the pose or the constraint", bad)
 
 
 def _batch(cf, states: np.ndarray, pars: np.ndarray, t) -> np.ndarray:

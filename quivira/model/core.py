@@ -28,6 +28,7 @@ from typing import Any
 import heyoka as hy
 import numpy as np
 
+from .._repr import short_repr
 from ..budget import Budget
 from ..lagrangian import assemble_eom, eom_result
 from . import persistence
@@ -83,6 +84,7 @@ from .validation import (
     check_positive,
     check_real,
     check_stabilization,
+    real_array,
 )
 
 __all__ = ["BarJointModel", "ConstraintCheck", "ConstraintWarning", "bar_joint_model"]
@@ -1439,17 +1441,11 @@ class bar_joint_model:  # noqa: N801 - API name
         """
         n = self.n_bars
         nq = self._data.n_coordinates()
-        try:
-            arr = np.asarray(initial_state, dtype=float)
-        except (TypeError, ValueError):
-            raise TypeError("initial_state must be a sequence of real numbers") from None
+        arr = real_array(initial_state, "initial_state", "a sequence of real numbers")
         if arr.ndim != 1 or arr.shape[0] != 2 * nq:
             raise ValueError(f"initial_state: expected {2 * nq} values (6 per bar or body, 4 per "
                              f"particle, for {n} bodies: all q then all qd), got shape "
                              f"{arr.shape}")
-        bad = np.nonzero(~np.isfinite(arr))[0]
-        if bad.size:
-            raise ValueError(f"initial_state: entries {bad.tolist()} are not finite")
 
         def change(data):
             for o, b in zip(data.offsets(), data.bars):
@@ -1537,6 +1533,7 @@ class bar_joint_model:  # noqa: N801 - API name
             (:math:`J\dot q` per row), their maxima, ``tolerance`` and ``satisfied`` (both
             maxima within :attr:`tolerance`); ``bool(check)`` is ``satisfied``.
         """
+        state = real_array(state, "state", "a sequence of real numbers")
         return self._simulator.check(self._data, self.tolerance, state, t)
 
     def degrees_of_freedom(self) -> int:
@@ -1593,6 +1590,8 @@ class bar_joint_model:  # noqa: N801 - API name
             With the rank of J, the degrees of freedom and the singularity measure (min pivot
             ratio of W in the factorization's row order, see :class:`Trajectory`).
         """
+        if state is not None:
+            state = real_array(state, "state", "a sequence of real numbers")
         return self._simulator.matrices(self._data, state, t, stabilized=stabilized)
 
     # ------------------------------------------------------------------ simulation
@@ -1818,20 +1817,26 @@ class bar_joint_model:  # noqa: N801 - API name
         return persistence.to_dict(self._data, self.tolerance)
 
     @classmethod
-    def from_dict(cls, d: dict) -> bar_joint_model:
+    def from_dict(cls, d: dict, *, max_expression_nodes: int | None = None
+                  ) -> bar_joint_model:
         """Build a new model from :meth:`to_dict` data (format versions 1 and 2).
 
         Parameters
         ----------
         d : dict
             The data, e.g. parsed from a model file.
+        max_expression_nodes : int, optional
+            Largest total number of nodes of all the expressions (constraints, laws, events)
+            of the data (default ``persistence.MAX_EXPRESSION_NODES``, 100,000: about three
+            seconds of reading). The model API refuses models beyond the default, so every
+            saved model reads back.
 
         Raises
         ------
         ValueError
             Malformed data, naming the first problem.
         """
-        data, tolerance = persistence.from_dict(d)
+        data, tolerance = persistence.from_dict(d, max_expression_nodes)
         model = cls(tolerance)
         model._editor.commit(data, "loaded")
         return model
@@ -1849,8 +1854,8 @@ class bar_joint_model:  # noqa: N801 - API name
         Path(path).write_text(json.dumps(self.to_dict(), indent=1, allow_nan=False))
 
     @classmethod
-    def load(cls, path: str | Path, *, max_bytes: int = persistence.MAX_FILE_BYTES
-             ) -> bar_joint_model:
+    def load(cls, path: str | Path, *, max_bytes: int = persistence.MAX_FILE_BYTES,
+             max_expression_nodes: int | None = None) -> bar_joint_model:
         """Read a model written by :meth:`save` (format versions 1 and 2).
 
         The file is data: it is parsed as JSON and validated, nothing in it is executed or
@@ -1863,7 +1868,9 @@ class bar_joint_model:  # noqa: N801 - API name
         path : str or Path
             The file to read.
         max_bytes : int, optional
-            Largest file size read (default 50 MB).
+            Largest file size read (default 10 MB).
+        max_expression_nodes : int, optional
+            Largest total number of nodes of the file's expressions, as :meth:`from_dict`.
 
         Raises
         ------
@@ -1872,7 +1879,8 @@ class bar_joint_model:  # noqa: N801 - API name
         OSError
             The file cannot be opened.
         """
-        return cls.from_dict(persistence.read_file(path, max_bytes))
+        return cls.from_dict(persistence.read_file(path, max_bytes),
+                             max_expression_nodes=max_expression_nodes)
 
     # --- bodies and joints (issue 21) ---
     def add_particle(self, x: float, y: float, m: float, *, vx: float = 0.0,
@@ -2231,7 +2239,7 @@ class bar_joint_model:  # noqa: N801 - API name
                 a, b = bodies
             except (TypeError, ValueError):
                 raise TypeError(f"add_joint_motor: bodies must be a pair (a, b), got "
-                                f"{bodies!r}") from None
+                                f"{short_repr(bodies)}") from None
 
         def make(data, k):
             nm = self._editor.unique_name(name, f"motor {k}", data)
@@ -2372,7 +2380,7 @@ class bar_joint_model:  # noqa: N801 - API name
         values = statics.check_values(values)
         label, setter = statics.resolve_parameter(self._data, parameter)
         if isinstance(max_points, bool) or not isinstance(max_points, (int, np.integer)):
-            raise TypeError(f"max_points must be an integer >= 2, got {max_points!r}")
+            raise TypeError(f"max_points must be an integer >= 2, got {short_repr(max_points)}")
         if max_points < 2:
             raise ValueError(f"max_points must be an integer >= 2, got {max_points}")
         if max_step is not None:
@@ -2532,7 +2540,7 @@ class bar_joint_model:  # noqa: N801 - API name
         if isinstance(q, KinematicSweep):
             return transmission_angle(self._data, q.q, a, b)
         if q is not None and np.ndim(q) == 2:
-            arr = np.asarray(q, dtype=float)
+            arr = real_array(q, "q", "poses of real numbers")
             if arr.shape[1] != self.n_coordinates:
                 raise ValueError(f"q must have {self.n_coordinates} columns, got {arr.shape}")
             return transmission_angle(self._data, arr, a, b)
@@ -2576,19 +2584,14 @@ class bar_joint_model:  # noqa: N801 - API name
         data = self._data
         n = self.n_coordinates
         if isinstance(s, (int, np.integer)) and not isinstance(s, bool):
-            if s < 2:
-                raise ValueError(f"s must be at least 2 sections, got {s}")
+            if not 2 <= s <= 100_000:
+                raise ValueError(f"s must be at least 2 sections and at most 100000, got "
+                                 f"{short_repr(s)}")
             sec = np.linspace(-0.5, 0.5, int(s))
         else:
-            if isinstance(s, (str, bytes, bool)):
-                raise TypeError(f"s must be a number of sections or a sequence of local "
-                                f"coordinates, got {s!r}")
-            try:
-                sec = np.asarray(s, dtype=float).reshape(-1)
-            except (TypeError, ValueError):
-                raise TypeError(f"s must be a number of sections or a sequence of local "
-                                f"coordinates, got {s!r}") from None
-            if sec.size == 0 or not np.all(np.isfinite(sec)) or np.any(np.abs(sec) > 0.5):
+            sec = real_array(s, "s", "a number of sections or a sequence of local "
+                             "coordinates").reshape(-1)
+            if sec.size == 0 or np.any(np.abs(sec) > 0.5):
                 raise ValueError("s: local coordinates must be finite and lie in [-0.5, 0.5]")
         if bars is not None:
             if isinstance(bars, (int, np.integer)):
@@ -2614,12 +2617,8 @@ class bar_joint_model:  # noqa: N801 - API name
             acc, lam = np.zeros_like(q), source.lambda_mult[None, :]
         else:
             state = initial_state(data, "internal_forces") if source is None else source
-            try:
-                arr = np.asarray(state, dtype=float)
-            except (TypeError, ValueError):
-                raise TypeError("internal_forces: source must be a Trajectory, an "
-                                "EquilibriumResult or a state [q, qd], got "
-                                f"{type(source).__name__}") from None
+            arr = real_array(state, "internal_forces: source", "a Trajectory, an "
+                             "EquilibriumResult or a state [q, qd]")
             if arr.shape != (2 * n,):
                 raise ValueError(f"internal_forces: a state needs {2 * n} values [q, qd], got "
                                  f"shape {arr.shape}")
@@ -2627,11 +2626,11 @@ class bar_joint_model:  # noqa: N801 - API name
             t, q, qd = np.zeros(1), arr[None, :n], arr[None, n:]
             acc, lam = mats.qdd[None, :], mats.lambda_mult[None, :]
         if qdd is not None:
-            acc = np.asarray(qdd, dtype=float)
+            acc = real_array(qdd, "qdd")
             if acc.shape != q.shape:
                 raise ValueError(f"qdd must have shape {q.shape}, got {acc.shape}")
         if lambda_mult is not None:
-            lam = np.asarray(lambda_mult, dtype=float)
+            lam = real_array(lambda_mult, "lambda_mult")
             if lam.shape != (q.shape[0], cs.m):
                 raise ValueError(f"lambda_mult must have shape {(q.shape[0], cs.m)}, got "
                                  f"{lam.shape}")
@@ -2736,7 +2735,7 @@ class bar_joint_model:  # noqa: N801 - API name
         if hasattr(old, "active"):
             new.active = old.active
         items[pos] = new
-        shown = ", ".join(f"{f} = {values[f]!r}" for f in allowed if f in values)
+        shown = ", ".join(f"{f} = {short_repr(values[f])}" for f in allowed if f in values)
         self._editor.commit(data, f"{kind.title} {name!r}: {shown}")
 
 

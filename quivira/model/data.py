@@ -35,6 +35,7 @@ import numbers
 from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar
 
+from .._repr import short_repr
 from .elements import KINDS, Element
 from .validation import DEFAULT_STABILIZATION, check_point, check_positive, check_s
 
@@ -103,8 +104,8 @@ class _Body:
         if isinstance(ref, str):
             pts = getattr(self, "points", {}) or {}
             if ref not in pts:
-                raise ValueError(f"{what}: the body has no point named {ref!r} (its points: "
-                                 f"{sorted(pts) or 'none'})")
+                raise ValueError(f"{what}: the body has no point named {short_repr(ref)} (its "
+                                 f"points: {sorted(pts) or 'none'})")
             return tuple(pts[ref])
         if isinstance(ref, numbers.Real) and not isinstance(ref, bool):
             return check_s(ref, what) * self.length, 0.0
@@ -288,10 +289,10 @@ def check_shape(shape: Any, what: str) -> dict:
         shape = {"kind": shape}
     if not isinstance(shape, dict):
         raise TypeError(f"{what} must be a dict such as {{'kind': 'disc', 'radius': 0.2}}, got "
-                        f"{shape!r}")
+                        f"{short_repr(shape)}")
     kind = shape.get("kind")
     if kind not in SHAPES:
-        raise ValueError(f"{what}: kind must be one of {sorted(SHAPES)}, got {kind!r}")
+        raise ValueError(f"{what}: kind must be one of {sorted(SHAPES)}, got {short_repr(kind)}")
     extra = sorted(set(shape) - {"kind", *SHAPES[kind]})
     if extra:
         raise ValueError(f"{what}: unknown keys {extra} for a {kind} (it takes "
@@ -310,12 +311,13 @@ def check_points(points: Any, what: str) -> dict:
         return {}
     if not isinstance(points, dict):
         raise TypeError(f"{what} must be a dict {{name: (u, v)}} of body-frame points, got "
-                        f"{points!r}")
+                        f"{short_repr(points)}")
     out = {}
     for name, uv in points.items():
         if not isinstance(name, str) or not name:
-            raise TypeError(f"{what}: point names must be non-empty strings, got {name!r}")
-        out[name] = check_point(uv, f"{what}[{name!r}]")
+            raise TypeError(f"{what}: point names must be non-empty strings, got "
+                            f"{short_repr(name)}")
+        out[name] = check_point(uv, f"{what}[{short_repr(name)}]")
     return out
 
 

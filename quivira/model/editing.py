@@ -17,6 +17,8 @@ import warnings
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from .._repr import short_repr
+from . import persistence
 from .data import Bar, ModelData
 from .elements import KINDS, Element
 from .validation import bar_index, check_index
@@ -36,7 +38,7 @@ class ModelEditor:
     def observe(self, callback: Callable[[str], None]) -> None:
         """Call ``callback(what)`` after every change (``what`` names it)."""
         if not callable(callback):
-            raise TypeError(f"observe: expected a callable, got {callback!r}")
+            raise TypeError(f"observe: expected a callable, got {short_repr(callback)}")
         if callback not in self._observers:
             self._observers.append(callback)
 
@@ -163,10 +165,26 @@ class ModelEditor:
 
     # ------------------------------------------------------------------ elements
     def add(self, make: Callable[[ModelData, int], Element], kind: type[Element]) -> int:
-        """Append the element ``make(draft, position)`` (which validates); returns its index."""
+        """Append the element ``make(draft, position)`` (which validates); returns its index.
+
+        The expressions of the model may have at most
+        :data:`~quivira.model.persistence.MAX_EXPRESSION_NODES` nodes together, the most that
+        :meth:`~quivira.model.core.bar_joint_model.load` reads by default, so that every
+        model that saves also loads (ValueError otherwise).
+        """
         data = self.draft(shallow=True)
         pos = len(data.of(kind))
-        data.of(kind).append(make(data, pos))
+        el = make(data, pos)
+        if el.expression_nodes():
+            total = sum(e.expression_nodes() for _, _, e in data.items()) + \
+                el.expression_nodes()
+            limit = persistence.MAX_EXPRESSION_NODES
+            if total > limit:
+                raise ValueError(
+                    f"the model's expressions would have {total} nodes in total, more than "
+                    f"{limit} (the most a model file holds: max_expression_nodes of load and "
+                    "from_dict); use fewer or smaller expressions")
+        data.of(kind).append(el)
         self.commit(data, f"{kind.title} added")
         return pos
 
@@ -196,7 +214,7 @@ class ModelEditor:
     def find_name(self, name: Any, what: str = "element") -> tuple[type[Element], int]:
         """Return the kind and position of the element (constraint, load, parameter) ``name``."""
         if not isinstance(name, str):
-            raise TypeError(f"{what}: expected a name (a string), got {name!r}")
+            raise TypeError(f"{what}: expected a name (a string), got {short_repr(name)}")
         for kind, pos, el in self.data.items():
             if kind.has_name and el.name == name:
                 return kind, pos
@@ -220,4 +238,4 @@ class ModelEditor:
             kind, pos, _ = named[key]
             return kind, pos
         raise ValueError(f"constraint: expected a name or an index in [0, {len(named)}), got "
-                         f"{key!r}")
+                         f"{short_repr(key)}")

@@ -17,6 +17,7 @@ import math
 
 import numpy as np
 
+from .compiled import NonFiniteConstraintError
 from .data import Bar
 
 
@@ -105,7 +106,9 @@ def project_positions(q0: np.ndarray, geometry, weights: np.ndarray, *, tol: flo
                       max_iter: int = 50) -> tuple[np.ndarray, np.ndarray, bool]:
     """Gauss–Newton: ``q ← q − D⁻¹ (J D⁻¹)⁺ F(q)`` until ``max|F| ≤ tol``.
 
-    ``geometry(q)`` returns ``(F, J)``. Returns ``(q, F, converged)``.
+    ``geometry(q)`` returns ``(F, J)``. Returns ``(q, F, converged)``. A trial pose where the
+    constraints are not finite (:class:`~quivira.model.compiled.NonFiniteConstraintError`)
+    shortens the step; at ``q0`` itself the error is raised.
     """
     q = np.array(q0, dtype=float)
     Dinv = 1.0 / weights
@@ -120,8 +123,12 @@ def project_positions(q0: np.ndarray, geometry, weights: np.ndarray, *, tol: flo
         alpha = 1.0
         for _ in range(30):
             q_try = q - alpha * dq
-            F_try, J_try = geometry(q_try)
-            if np.all(np.isfinite(F_try)) and np.linalg.norm(F_try) < np.linalg.norm(F):
+            try:
+                F_try, J_try = geometry(q_try)
+            except NonFiniteConstraintError:
+                F_try = None
+            if F_try is not None and np.all(np.isfinite(F_try)) \
+                    and np.linalg.norm(F_try) < np.linalg.norm(F):
                 break
             alpha *= 0.5
         else:

@@ -43,6 +43,7 @@ import heyoka as hy
 import numpy as np
 
 from .._entries import as_expression
+from .._repr import short_repr
 from .compiled import N_ENERGY, CompiledSystem, _batch
 from .data import ModelData
 from .elements import BY_KIND, Load, RowContext
@@ -221,7 +222,7 @@ class InternalForces:
         try:
             return self.bars.index(bar)
         except ValueError:
-            raise KeyError(f"bar {bar!r} has no diagram; bars are {self.bars}") from None
+            raise KeyError(f"bar {short_repr(bar)} has no diagram; bars are {self.bars}") from None
 
     def bar(self, bar: int, frame: int = 0) -> BarDiagram:
         """Return the diagram of one bar at one frame."""

@@ -44,9 +44,10 @@ from typing import Any
 import heyoka as hy
 import numpy as np
 
+from .._repr import short_repr
 from ..budget import Budget, check_output_bytes, partial_on_interrupt, stop_if_exceeded
 from . import geometry as geo
-from .compiled import CompiledSystem, evaluate_geometry
+from .compiled import CompiledSystem, NonFiniteConstraintError, evaluate_geometry
 from .data import ModelData
 
 __all__ = ["CouplerCurve", "KinematicSweep", "Mobility", "SweepWarning", "parse_driver",
@@ -144,7 +145,7 @@ class KinematicSweep:
         try:
             return self.q[:, self.coordinate_names.index(name)]
         except ValueError:
-            raise KeyError(f"no coordinate {name!r}; coordinates are "
+            raise KeyError(f"no coordinate {short_repr(name)}; coordinates are "
                            f"{self.coordinate_names}") from None
 
     def to_pandas(self):
@@ -237,10 +238,11 @@ def parse_driver(driver: Any, data: ModelData, names: list[str]) -> tuple[str, n
     grad = np.zeros(n)
     if isinstance(driver, (bool, np.bool_)):
         raise TypeError(f"driver must be a coordinate name, index or ('angle', a, b), got "
-                        f"{driver!r}")
+                        f"{short_repr(driver)}")
     if isinstance(driver, str):
         if driver not in names:
-            raise ValueError(f"driver: no coordinate named {driver!r}; coordinates are {names}")
+            raise ValueError(f"driver: no coordinate named {short_repr(driver)}; coordinates "
+                             f"are {names}")
         grad[names.index(driver)] = 1.0
         return driver, grad
     if isinstance(driver, (int, np.integer)):
@@ -254,7 +256,7 @@ def parse_driver(driver: Any, data: ModelData, names: list[str]) -> tuple[str, n
 
         def theta(i, what):
             if isinstance(i, bool) or not isinstance(i, (int, np.integer)):
-                raise TypeError(f"driver: {what} must be a bar index, got {i!r}")
+                raise TypeError(f"driver: {what} must be a bar index, got {short_repr(i)}")
             if not 0 <= int(i) < len(data.bars):
                 raise ValueError(f"driver: {what} {int(i)} out of range (0 to "
                                  f"{len(data.bars) - 1})")
@@ -269,7 +271,7 @@ def parse_driver(driver: Any, data: ModelData, names: list[str]) -> tuple[str, n
             return f"angle {int(b)} - {int(a)}", grad
         return f"angle {int(b)}", grad
     raise TypeError(f"driver must be a coordinate name such as 'th0', a coordinate index or "
-                    f"('angle', a, b), got {driver!r}")
+                    f"('angle', a, b), got {short_repr(driver)}")
 
 
 def _jdqd_function(cs: CompiledSystem):
@@ -337,6 +339,16 @@ class _Sweeper:
         return dq, ddq, self.measure(A)
 
     def solve(self, q0, v, max_iter=12):
+        """Newton from ``q0`` to the pose where the driver is ``v`` (None if it fails).
+
+        It fails too where the constraints are not finite (a shorter step is tried then).
+        """
+        try:
+            return self._solve(q0, v, max_iter)
+        except NonFiniteConstraintError:
+            return None
+
+    def _solve(self, q0, v, max_iter):
         q = q0.copy()
         tol = 1e-13 * self.ell
         for _ in range(max_iter):
@@ -378,7 +390,7 @@ def kinematic_sweep(data: ModelData, cs: CompiledSystem, pars: np.ndarray, activ
     budget = Budget() if budget is None else budget
     sw = _Sweeper(data, cs, pars, active, grad, t, singular_threshold)
     names = [str(v) for v in cs.q]
-    q = sw.solve(q_start, float(values[0]), max_iter=50)
+    q = sw._solve(q_start, float(values[0]), max_iter=50)  # names non-finite rows
     if q is None:
         raise ValueError(f"kinematic_sweep: cannot place the model at {driver_label} = "
                          f"{values[0]:g} near the start pose; give q_start closer to it")

@@ -42,6 +42,7 @@ import heyoka as hy
 import numpy as np
 
 from .compiled import CompiledSystem, evaluate_dynamics, evaluate_geometry, evaluate_outputs
+from .validation import real_array
 
 
 def partition(J: np.ndarray, rel_tol: float = 1e-10) -> tuple[list[int], list[int]]:
@@ -242,13 +243,11 @@ class Linearizer:
                              "supported; remove the velocity-level rows first: "
                              + ", ".join(labels[cs.n_holonomic:]))
         n = cs.n
-        q0 = self.q_default if q_op is None else np.asarray(q_op, dtype=float).reshape(-1)
-        qd0 = np.zeros(n) if qd_op is None else np.asarray(qd_op, dtype=float).reshape(-1)
+        q0 = self.q_default if q_op is None else real_array(q_op, "q_op").reshape(-1)
+        qd0 = np.zeros(n) if qd_op is None else real_array(qd_op, "qd_op").reshape(-1)
         if q0.shape != (n,) or qd0.shape != (n,):
             raise ValueError(f"q_op and qd_op must have {n} entries each, got {q0.shape} and "
                              f"{qd0.shape}")
-        if not (np.all(np.isfinite(q0)) and np.all(np.isfinite(qd0))):
-            raise ValueError("q_op and qd_op must be finite")
         if cs.outputs.is_time_dependent if cs.m else False:
             raise ValueError("linearize: driven (time-dependent) constraints are not supported")
         F, J = evaluate_geometry(cs, q0, pars)

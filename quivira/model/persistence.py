@@ -23,6 +23,8 @@ import stat
 from pathlib import Path
 from typing import Any
 
+from .._repr import short_repr
+from ..expression_codec import DEFAULT_TOTAL_NODES, NodeBudget
 from .data import Bar, ModelData, Particle, RigidBody, check_points, check_shape
 from .elements import KINDS, LoadContext
 from .validation import (
@@ -40,8 +42,13 @@ FORMAT = "quivira.bar_joint_model"
 FORMAT_VERSION = 2
 #: versions this quivira reads (1: expressions as pickles, read without unpickling)
 READABLE_VERSIONS = (1, 2)
-#: default largest model file :func:`read_file` reads (bytes)
-MAX_FILE_BYTES = 50_000_000
+#: default largest model file :func:`read_file` reads (bytes). A chain of 512 bars takes 80 kB,
+#: so this holds models far beyond what compiles in reasonable time, while parsing it stays
+#: below a second and about 200 MB (``json.loads`` of nested lists needs about 20 bytes of
+#: memory per byte of text: a 36 MB file of expressions took 3.2 s and 600 MB)
+MAX_FILE_BYTES = 10_000_000
+#: default total number of nodes of all the expressions of one model (a file or a dict)
+MAX_EXPRESSION_NODES = DEFAULT_TOTAL_NODES
 _HEADER_KEYS = ("format", "format_version", "tolerance", "g", "stabilization", "bars")
 _BAR_KEYS = ("length", "mass", "pose", "velocity")
 _PARTICLE_KEYS = ("kind", "mass", "pose", "velocity")
@@ -85,7 +92,7 @@ def body_from_dict(b: Any, w: str):
                          check_shape(field(b, "shape", w), f"{w}.shape"),
                          check_points(field(b, "points", w), f"{w}.points"),
                          None if length is None else check_positive(length, f"{w}.length"))
-    raise ValueError(f"{w}.kind: expected 'bar', 'particle' or 'body', got {kind!r}")
+    raise ValueError(f"{w}.kind: expected 'bar', 'particle' or 'body', got {short_repr(kind)}")
 
 
 def check_keys(d: dict, allowed, where: str) -> None:
@@ -95,8 +102,8 @@ def check_keys(d: dict, allowed, where: str) -> None:
         return
     parts = []
     for k in unknown:
-        close = difflib.get_close_matches(str(k), [str(a) for a in allowed], n=1)
-        parts.append(f"{k!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
+        close = difflib.get_close_matches(short_repr(k), [str(a) for a in allowed], n=1)
+        parts.append(short_repr(k) + (f" (did you mean {close[0]!r}?)" if close else ""))
     raise ValueError(f"{where}: unknown key{'s' if len(parts) > 1 else ''} "
                      + ", ".join(parts) + f"; allowed: {', '.join(map(str, allowed))}")
 
@@ -120,17 +127,27 @@ def to_dict(data: ModelData, tolerance: float) -> dict:
     return out
 
 
-def from_dict(d: Any) -> tuple[ModelData, float]:
-    """Validate ``d`` and return ``(ModelData, tolerance)``; raise ValueError if malformed."""
+def from_dict(d: Any, max_expression_nodes: int | None = None) -> tuple[ModelData, float]:
+    """Validate ``d`` and return ``(ModelData, tolerance)``; raise ValueError if malformed.
+
+    The expressions of ``d`` may have at most ``max_expression_nodes`` nodes together
+    (default :data:`MAX_EXPRESSION_NODES`; TypeError/ValueError for a wrong limit itself).
+    """
+    if max_expression_nodes is None:
+        max_expression_nodes = MAX_EXPRESSION_NODES
+    budget = NodeBudget(max_expression_nodes, name="max_expression_nodes", fix=(
+        "; a model this large is not expected: if the data is trusted, read it with a larger "
+        "max_expression_nodes (BarJointModel.load or from_dict)"))
     if not isinstance(d, dict):
         raise ValueError(f"model data: expected a JSON object, got {type(d).__name__}")
     if d.get("format") != FORMAT:
-        raise ValueError(f"model data: 'format' must be {FORMAT!r}, got {d.get('format')!r}")
+        raise ValueError(f"model data: 'format' must be {FORMAT!r}, got "
+                         f"{short_repr(d.get('format'))}")
     version = d.get("format_version")
     if isinstance(version, bool) or not isinstance(version, int) \
             or version not in READABLE_VERSIONS:
-        raise ValueError(f"model data: unsupported format_version {version!r} (this quivira "
-                         f"reads versions {', '.join(map(str, READABLE_VERSIONS))})")
+        raise ValueError(f"model data: unsupported format_version {short_repr(version)} (this "
+                         f"quivira reads versions {', '.join(map(str, READABLE_VERSIONS))})")
     check_keys(d, _HEADER_KEYS + tuple(k.collection for k in KINDS), "model")
     with file_errors():
         tol = check_positive(field(d, "tolerance", "model"), "model.tolerance")
@@ -140,16 +157,18 @@ def from_dict(d: Any) -> tuple[ModelData, float]:
                              "model.stabilization"))
         for i, b in enumerate(list_field(d, "bars", "model")):
             data.bars.append(body_from_dict(b, f"bars[{i}]"))
-        ctx = LoadContext(len(data.bars), set(), version)
+        ctx = LoadContext(len(data.bars), set(), version, budget=budget)
         for kind in KINDS:
             items = d.get(kind.collection, [])
             if not isinstance(items, list):
                 raise ValueError(f"model.{kind.collection}: expected a list, got "
                                  f"{type(items).__name__}")
+            keys = None  # every element of a kind writes the same keys: ask the first one
             for k, item in enumerate(items):
                 where = f"{kind.collection}[{k}]"
                 el = kind.from_dict(item, where, ctx)
-                check_keys(item, tuple(el.to_dict()), where)
+                keys = keys or tuple(el.to_dict())  # (to_dict encodes expressions: once)
+                check_keys(item, keys, where)
                 if kind.has_name:
                     ctx.names.add(el.name)
                 if hasattr(el, "check_bodies"):  # references to points and kinds of bodies
@@ -167,7 +186,7 @@ def read_file(path: str | Path, max_bytes: int = MAX_FILE_BYTES) -> Any:
     Every problem is a ValueError naming the file (OSError if it cannot be opened).
     """
     if isinstance(max_bytes, bool) or not isinstance(max_bytes, int):
-        raise TypeError(f"max_bytes must be an integer, got {max_bytes!r}")
+        raise TypeError(f"max_bytes must be an integer, got {short_repr(max_bytes)}")
     if max_bytes < 1:
         raise ValueError(f"max_bytes must be positive, got {max_bytes}")
     path = Path(path)
@@ -189,7 +208,7 @@ def read_file(path: str | Path, max_bytes: int = MAX_FILE_BYTES) -> Any:
         raise ValueError(f"{path}: more than max_bytes = {max_bytes} bytes")
     try:
         return json.loads(raw.decode("utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+    except ValueError as exc:  # JSON and UTF-8 errors, and ints beyond Python's 4300 digits
         raise ValueError(f"{path}: not a valid JSON model file ({exc})") from None
     except RecursionError:
         raise ValueError(f"{path}: not a valid JSON model file (nested too deeply)") from None

@@ -52,15 +52,16 @@ from typing import Any
 import heyoka as hy
 import numpy as np
 
+from .._repr import short_repr
 from ..budget import Budget, check_output_bytes, partial_on_interrupt, stop_if_exceeded
 from . import geometry as geo
-from .compiled import CompiledSystem, evaluate_geometry
+from .compiled import CompiledSystem, NonFiniteConstraintError, evaluate_geometry
 from .data import ModelData
 from .elements import BY_KIND
 from .linearize import partition, tangent_basis
 from .symbolic import RUN_PARAMETERS, parameter_layout
 from .trajectory import ReactionForce, reactions_from_multipliers
-from .validation import check_positive, check_real
+from .validation import check_positive, real_array
 
 __all__ = ["EquilibriumError", "EquilibriumPath", "EquilibriumResult", "PathPoint",
            "StaticsProblem", "equilibrium", "equilibrium_path"]
@@ -134,11 +135,11 @@ def resolve_parameter(data: ModelData, parameter: Any) -> tuple[str, Any]:
                 break
     else:
         raise TypeError("parameter must be a string such as 'g', 'force 0 · fy' or the name of "
-                        f"a named parameter, or a key tuple, got {parameter!r}")
+                        f"a named parameter, or a key tuple, got {short_repr(parameter)}")
     if found is None:
         names = ["g"] + [str(k[-1]) if k[0] == "param" else label(k) for k in settable]
-        raise ValueError(f"unknown parameter {parameter!r}; the model's load, spring and named "
-                         f"parameters are {names}")
+        raise ValueError(f"unknown parameter {short_repr(parameter)}; the model's load, spring "
+                         f"and named parameters are {names}")
     pos = found[1]
     name = found[2:]
     kind = BY_KIND[found[0]]
@@ -284,7 +285,7 @@ class EquilibriumResult:
         try:
             return float(self.lambda_mult[self.constraint_labels.index(label)])
         except ValueError:
-            raise KeyError(f"no constraint labelled {label!r}; labels are "
+            raise KeyError(f"no constraint labelled {short_repr(label)}; labels are "
                            f"{self.constraint_labels}") from None
 
     def _reaction(self, kind: str, index: int, bar: int | None) -> np.ndarray:
@@ -401,7 +402,7 @@ class EquilibriumPath:
         try:
             return self.lambda_mult[:, self.constraint_labels.index(label)]
         except ValueError:
-            raise KeyError(f"no constraint labelled {label!r}; labels are "
+            raise KeyError(f"no constraint labelled {short_repr(label)}; labels are "
                            f"{self.constraint_labels}") from None
 
     def to_pandas(self):
@@ -502,7 +503,11 @@ def _newton(prob: StaticsProblem, q0: np.ndarray, lam0: np.ndarray | None, *, to
         alpha = 1.0
         for _ in range(40):
             q_t, l_t = q + alpha * dq, lam + alpha * dl
-            F_t, J_t = prob.geometry(q_t)
+            try:  # a trial pose outside a constraint's domain: a shorter step
+                F_t, J_t = prob.geometry(q_t)
+            except NonFiniteConstraintError:
+                alpha *= 0.5
+                continue
             r_t, K_t = prob.residual(q_t, l_t)
             if np.all(np.isfinite(r_t)) and merit(r_t, F_t) < m0 * (1 - 1e-4 * alpha) \
                     or merit(r_t, F_t) <= 1e-28:
@@ -538,7 +543,10 @@ def _polish(prob: StaticsProblem, q, lam, r, K, F, J, merit, steps: int = 2):
             break
         sol = _kkt_step(K, J, r, F)
         q_t, l_t = q + sol[:n], lam + sol[n:]
-        F_t, J_t = prob.geometry(q_t)
+        try:
+            F_t, J_t = prob.geometry(q_t)
+        except NonFiniteConstraintError:
+            break
         r_t, K_t = prob.residual(q_t, l_t)
         m_t = merit(r_t, F_t)
         if not (np.isfinite(m_t) and m_t < m0):
@@ -599,17 +607,12 @@ def _finish(prob: StaticsProblem, q, lam, it, rn, Fn, axial) -> EquilibriumResul
 
 
 def _check_q(q: Any, n: int, what: str = "q_guess") -> np.ndarray:
-    try:
-        arr = np.asarray(q, dtype=float)
-    except (TypeError, ValueError):
-        raise TypeError(f"{what} must be a sequence of {n} numbers, got {q!r}") from None
+    arr = real_array(q, what, f"a sequence of {n} numbers")
     if arr.ndim == 1 and arr.shape[0] == 2 * n:
         arr = arr[:n]  # a whole state [q, qd]: its positions
     if arr.shape != (n,):
         raise ValueError(f"{what} must have {n} entries (the coordinates of the bars), got "
                          f"shape {arr.shape}")
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{what} must be finite")
     return arr
 
 
@@ -619,7 +622,7 @@ def _check_options(tol: Any, max_iter: Any) -> tuple[float, int]:
         raise ValueError(f"tol must be below 0.01 (a relative tolerance such as 1e-10), got "
                          f"{tol:g}")
     if isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer)):
-        raise TypeError(f"max_iter must be an integer >= 1, got {max_iter!r}")
+        raise TypeError(f"max_iter must be an integer >= 1, got {short_repr(max_iter)}")
     if max_iter < 1:
         raise ValueError(f"max_iter must be an integer >= 1, got {max_iter}")
     return tol, int(max_iter)
@@ -709,7 +712,16 @@ class _Continuation:
         return t if t @ prev >= 0 else -t
 
     def correct(self, z_pred: np.ndarray, t: np.ndarray, max_iter: int = 12):
-        """Newton on ``[G; t·(z - z_pred)] = 0``; returns ``(z, A, iterations)`` or None."""
+        """Newton on ``[G; t·(z - z_pred)] = 0``; returns ``(z, A, iterations)`` or None.
+
+        None also where the constraints are not finite (a shorter step is tried then).
+        """
+        try:
+            return self._correct(z_pred, t, max_iter)
+        except NonFiniteConstraintError:
+            return None
+
+    def _correct(self, z_pred: np.ndarray, t: np.ndarray, max_iter: int):
         z = z_pred.copy()
         for it in range(max_iter):
             res, A, _ = self.G(z)
@@ -982,18 +994,10 @@ def _locate(cont: _Continuation, z: np.ndarray, t: np.ndarray, h: float, fn, kin
 
 def check_values(values: Any) -> np.ndarray:
     """``values`` of a path or sweep as a finite 1-D float array of at least two entries."""
-    if isinstance(values, (str, bytes)):
-        raise TypeError(f"values must be a sequence of numbers, got {values!r}")
-    try:
-        arr = np.asarray(values, dtype=float)
-    except (TypeError, ValueError):
-        raise TypeError(f"values must be a sequence of numbers, got {values!r}") from None
+    arr = real_array(values, "values", "a sequence of numbers")
     if arr.ndim != 1 or arr.shape[0] < 2:
         raise ValueError(f"values must be a 1-D sequence of at least 2 numbers, got shape "
                          f"{arr.shape}")
-    if not np.all(np.isfinite(arr)):
-        raise ValueError("values must be finite")
-    check_real(float(arr[np.argmax(np.abs(arr))]), "values")  # the largest magnitude
     return arr
 
 

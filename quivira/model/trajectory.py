@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._repr import short_repr
+
 
 @dataclass
 class ReactionForce:
@@ -350,7 +352,8 @@ class Trajectory:
         try:
             return self.load_power[name]
         except KeyError:
-            raise KeyError(f"no load named {name!r}; loads are {list(self.load_power)}") from None
+            raise KeyError(f"no load named {short_repr(name)}; loads are "
+                           f"{list(self.load_power)}") from None
 
     def element_force(self, name: str) -> np.ndarray:
         """Return the force of a spring, damper or actuator along the motion.
@@ -366,7 +369,7 @@ class Trajectory:
         try:
             return self.load_forces[name]
         except KeyError:
-            raise KeyError(f"no spring, damper or actuator named {name!r}; they are "
+            raise KeyError(f"no spring, damper or actuator named {short_repr(name)}; they are "
                            f"{list(self.load_forces)}") from None
 
     def relative_energy_error(self) -> float:
@@ -402,7 +405,7 @@ class Trajectory:
             return self.lambda_mult[:, self.constraint_labels.index(label)]
         except ValueError:
             raise KeyError(
-                f"no constraint labelled {label!r}; labels are {self.constraint_labels}"
+                f"no constraint labelled {short_repr(label)}; labels are {self.constraint_labels}"
             ) from None
 
     def constraint_output(self, constraint: str | int, output: str) -> np.ndarray:
@@ -427,13 +430,14 @@ class Trajectory:
         names = list(self.constraint_groups)
         if isinstance(constraint, str):
             if constraint not in self.constraint_groups:
-                raise KeyError(f"no constraint named {constraint!r}; constraints are {names}")
+                raise KeyError(f"no constraint named {short_repr(constraint)}; constraints are "
+                               f"{names}")
             grp = self.constraint_groups[constraint]
         elif isinstance(constraint, (int, np.integer)) and 0 <= constraint < len(names):
             grp = self.constraint_groups[names[int(constraint)]]
         else:
             raise KeyError(f"constraint: expected a name or an index below {len(names)}, got "
-                           f"{constraint!r}")
+                           f"{short_repr(constraint)}")
         rows = grp["rows"]
         if output == "Force":
             return self.lambda_mult[:, rows]
@@ -456,7 +460,7 @@ class Trajectory:
                 return self.velocity_residual[:, rows]
             return self.position_residual[:, rows]
         raise ValueError(f"output must be 'Displacement', 'Velocity', 'ConstraintEquation' or "
-                         f"'Force', got {output!r}")
+                         f"'Force', got {short_repr(output)}")
 
     # --- kinematics (issue 21) ---
     def _body_local(self, body: int | None, local_point) -> tuple[float, float]:
@@ -520,8 +524,8 @@ class Trajectory:
 
     def _joint_pair(self, joint) -> tuple[int | None, int]:
         if joint not in self.joint_bodies:
-            raise KeyError(f"no joint {joint!r}; joints are pin joint indices and names of "
-                           f"two-body constraints: {sorted(map(str, self.joint_bodies))}")
+            raise KeyError(f"no joint {short_repr(joint)}; joints are pin joint indices and "
+                           f"names of two-body constraints: {sorted(map(str, self.joint_bodies))}")
         return self.joint_bodies[joint]
 
     def _angle_columns(self, body: int | None, X: np.ndarray) -> np.ndarray:

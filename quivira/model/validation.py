@@ -17,6 +17,8 @@ from typing import Any
 
 import numpy as np
 
+from .._repr import int_digits, short_repr
+
 #: largest magnitude of a number of the model (lengths, masses, positions, forces, g, ...):
 #: products of a few data (L², 1/I = 12/(m L²), m g, the coefficients of W) stay far from
 #: overflow and underflow of double precision
@@ -36,11 +38,11 @@ def check_real(value: Any, what: str) -> float:
         If it is not finite or too large.
     """
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{what} must be a real number, got {value!r}")
+        raise TypeError(f"{what} must be a real number, got {short_repr(value)}")
     try:
         v = float(value)
     except OverflowError:
-        raise ValueError(f"{what} must be finite, got an integer of {len(str(value))} "
+        raise ValueError(f"{what} must be finite, got an integer of {int_digits(value)} "
                          "digits") from None
     if not math.isfinite(v):
         raise ValueError(f"{what} must be finite, got {v}")
@@ -48,6 +50,90 @@ def check_real(value: Any, what: str) -> float:
         raise ValueError(f"{what} must lie within ±{MAX_MAGNITUDE:g} (larger values overflow "
                          f"the derived quantities), got {v:g}")
     return v
+
+
+#: deepest nesting of the arrays the model reads (trajectories of states are 2-D)
+_MAX_NDIM = 4
+
+
+def _is_real(x: Any) -> bool:
+    return isinstance(x, numbers.Real) and not isinstance(x, (bool, np.bool_))
+
+
+def real_array(value: Any, what: str, expected: str = "an array of real numbers"
+               ) -> np.ndarray:
+    """Return ``value`` as a float array whose every entry passes :func:`check_real`.
+
+    The one way the model reads arrays of numbers (states, poses, matrices, offsets, ...):
+    every entry is a real number (bools and strings are not, unlike for
+    ``np.asarray(value, dtype=float)``), finite, and of magnitude at most
+    :data:`MAX_MAGNITUDE`, the limit of every other number of the model; ints too large for a
+    double are refused (``np.asarray`` would raise OverflowError). Shapes are left to the
+    caller.
+
+    Parameters
+    ----------
+    value : array_like
+        A numpy array of a real dtype, or a (nested) sequence of real numbers.
+    what : str
+        Name of the argument in messages.
+    expected : str, optional
+        What the argument should be, for the TypeError (``"{what} must be {expected}"``).
+
+    Returns
+    -------
+    numpy.ndarray
+        A new float array.
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is not an array or sequence of real numbers (the message names the first
+        entry that is not).
+    ValueError
+        If an entry is not finite or too large (the message names it).
+    """
+    if isinstance(value, np.ndarray) and value.dtype.kind in "fiu":
+        arr = value.astype(float)
+    else:
+        if isinstance(value, (str, bytes, dict, set, frozenset)) or _is_real(value) \
+                or not hasattr(value, "__len__"):
+            raise TypeError(f"{what} must be {expected}, got {short_repr(value)}")
+        try:
+            obj = np.array(value, dtype=object)
+        except (TypeError, ValueError, RecursionError):
+            raise TypeError(f"{what} must be {expected}, got {short_repr(value)}") from None
+        if obj.ndim > _MAX_NDIM:
+            raise TypeError(f"{what} must be {expected}, got {short_repr(value)} (nested "
+                            f"more than {_MAX_NDIM} levels deep)")
+        arr = np.empty(obj.shape)
+        for idx, x in np.ndenumerate(obj):
+            if not _is_real(x):
+                raise TypeError(f"{what} must be {expected}; entry {_index(idx)} is "
+                                f"{short_repr(x)}")
+            try:
+                arr[idx] = float(x)
+            except OverflowError:
+                raise ValueError(f"{what}: entries must be finite; entry {_index(idx)} is an "
+                                 f"integer of {int_digits(x)} digits (not finite in double "
+                                 "precision)") from None
+    bad = ~np.isfinite(arr)
+    if bad.any():
+        idx = tuple(int(i) for i in np.argwhere(bad)[0])
+        raise ValueError(f"{what}: entries must be finite; entry {_index(idx)} ({arr[idx]}) "
+                         "is not finite")
+    big = np.abs(arr) > MAX_MAGNITUDE
+    if big.any():
+        idx = tuple(int(i) for i in np.argwhere(big)[0])
+        raise ValueError(f"{what}: entries must lie within ±{MAX_MAGNITUDE:g} (larger values "
+                         f"overflow the derived quantities); entry {_index(idx)} is "
+                         f"{arr[idx]:g}")
+    return arr
+
+
+def _index(idx: tuple) -> str:
+    """``3`` for a 1-D index, ``(0, 2)`` for others."""
+    return str(idx[0]) if len(idx) == 1 else str(tuple(int(i) for i in idx))
 
 
 def check_positive(value: Any, what: str) -> float:
@@ -87,13 +173,13 @@ def check_flag(value: Any, what: str) -> bool:
         return bool(value)
     if isinstance(value, (int, np.integer)) and value in (0, 1):
         return bool(value)
-    raise TypeError(f"{what} must be True or False, got {value!r}")
+    raise TypeError(f"{what} must be True or False, got {short_repr(value)}")
 
 
 def _integer(value: Any, message: str) -> int:
-    """``value`` as an int, or TypeError ``"{message}, got {value!r}"`` (bools refused)."""
+    """``value`` as an int, or TypeError ``"{message}, got <value>"`` (bools refused)."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{message}, got {value!r}")
+        raise TypeError(f"{message}, got {short_repr(value)}")
     return int(value)
 
 
@@ -134,12 +220,12 @@ def index_list(values: list, n_bars: int, what: str) -> list[int]:
 def check_name(value: Any, taken: set | list, what: str = "name") -> str:
     """Validate a name: a non-empty string not in ``taken``."""
     if not isinstance(value, str):
-        raise TypeError(f"{what} must be a non-empty string, got {value!r}")
+        raise TypeError(f"{what} must be a non-empty string, got {short_repr(value)}")
     if not value:
-        raise ValueError(f"{what} must be a non-empty string, got {value!r}")
+        raise ValueError(f"{what} must be a non-empty string, got ''")
     if value in taken:
-        raise ValueError(f"an element named {value!r} exists already (names of constraints, "
-                         "loads and parameters are unique); choose another name")
+        raise ValueError(f"an element named {short_repr(value)} exists already (names of "
+                         "constraints, loads and parameters are unique); choose another name")
     return value
 
 
@@ -148,7 +234,7 @@ def check_point(p: Any, what: str) -> tuple[float, float]:
     try:
         seq = list(p)
     except TypeError:
-        raise TypeError(f"{what} must be a pair (x, y), got {p!r}") from None
+        raise TypeError(f"{what} must be a pair (x, y), got {short_repr(p)}") from None
     if len(seq) != 2:
         raise ValueError(f"{what} must be a pair (x, y), got {len(seq)} values")
     return check_real(seq[0], f"{what} x"), check_real(seq[1], f"{what} y")
@@ -174,7 +260,7 @@ def field(d: Any, key: str, where: str) -> Any:
     if not isinstance(d, dict):
         raise ValueError(f"{where}: expected an object, got {type(d).__name__}")
     if key not in d:
-        raise ValueError(f"{where}: missing key {key!r}")
+        raise ValueError(f"{where}: missing key {short_repr(key)}")
     return d[key]
 
 
@@ -189,7 +275,7 @@ def list_field(d: Any, key: str, where: str) -> list:
 def triple(v: Any, where: str) -> tuple[float, float, float]:
     """Validate a list of three finite numbers."""
     if not isinstance(v, list) or len(v) != 3:
-        raise ValueError(f"{where}: expected a list of 3 numbers, got {v!r}")
+        raise ValueError(f"{where}: expected a list of 3 numbers, got {short_repr(v)}")
     return tuple(check_real(x, f"{where}[{k}]") for k, x in enumerate(v))
 
 

@@ -22,7 +22,8 @@ from typing import Any
 
 import heyoka as hy
 
-from ...expression_codec import check_storable, decode_expression, encode_expression
+from ..._repr import short_repr
+from ...expression_codec import check_storable, encode_expression
 from ..validation import (
     bar_index,
     check_name,
@@ -31,7 +32,15 @@ from ..validation import (
     field,
     optional_bar,
 )
-from .base import Element, Load, LoadContext, OnOneBar, RowContext, shift_bar
+from .base import (
+    Element,
+    Load,
+    LoadContext,
+    OnOneBar,
+    RowContext,
+    expression_text,
+    shift_bar,
+)
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _COORDS = ("x", "y", "th", "vx", "vy", "om")
@@ -68,15 +77,19 @@ def check_law(value: Any, n_bars: int, parameters: list[str], where: str) -> hy.
     return expr
 
 
-def _law_from_file(tree: Any, where: str, ctx: LoadContext) -> hy.expression:
-    allowed = {f"{c}{i}" for i in range(ctx.n_bars) for c in _COORDS}
-    allowed |= {parameter_variable(n) for n in ctx.parameters}
-    return decode_expression(tree, allowed_variables=allowed, where=where)
+def law_from_file(tree: Any, where: str, ctx: LoadContext, n_bars: int | None = None
+                  ) -> hy.expression:
+    """Read a law of a file and check it as the API checks it (:func:`check_law`).
 
-
-def _law_text(e: hy.expression) -> str:
-    text = str(e)
-    return text if len(text) <= 60 else text[:57] + "..."
+    So a file holds only what the API accepts: no raw ``["par", k]`` (which would read an
+    internal parameter, such as a mass or g, or one that does not exist), only the variables
+    of ``n_bars`` bars (default: the model's; 0 for a law of time) and named parameters.
+    """
+    n = ctx.n_bars if n_bars is None else n_bars
+    parameters = sorted(ctx.parameters)
+    allowed = {f"{c}{i}" for i in range(n) for c in _COORDS}
+    allowed |= {parameter_variable(p) for p in parameters}
+    return check_law(ctx.expression(tree, where, allowed), n, parameters, where)
 
 
 def _rename_bar_variables(exprs: list, removed: int) -> list | None:
@@ -110,10 +123,10 @@ class Parameter(Element):
     def create(cls, name: Any, value: Any, taken: set) -> Parameter:
         """Build a validated parameter (a name made of letters, digits and ``_``)."""
         if not isinstance(name, str):
-            raise TypeError(f"parameter name must be a string, got {name!r}")
+            raise TypeError(f"parameter name must be a string, got {short_repr(name)}")
         if not _NAME.fullmatch(name) or len(name) > 60:
             raise ValueError(f"parameter name must consist of letters, digits and '_', not "
-                             f"start with a digit (at most 60 characters), got {name!r}")
+                             f"start with a digit (at most 60 characters), got {short_repr(name)}")
         return cls(check_name(name, taken), check_real(value, f"parameter {name}"))
 
     def bars_used(self) -> tuple[int, ...]:
@@ -149,7 +162,7 @@ class Parameter(Element):
         """Build the parameter from :meth:`to_dict` data; ValueError naming ``where`` on errors."""
         name = field(d, "name", where)
         if not isinstance(name, str) or not _NAME.fullmatch(name):
-            raise ValueError(f"{where}.name: expected a parameter name, got {name!r}")
+            raise ValueError(f"{where}.name: expected a parameter name, got {short_repr(name)}")
         el = cls(check_name(name, ctx.names, f"{where}.name"),
                  check_real(field(d, "value", where), f"{where}.value"))
         ctx.parameters.add(el.name)
@@ -204,7 +217,7 @@ class ForceActuator(OnOneBar, _Driven):
                parameters: list[str]) -> ForceActuator:
         """Build a validated force actuator (arguments as ``add_force_actuator``)."""
         if frame not in ("ground", "bar"):
-            raise ValueError(f"{name}: frame must be 'ground' or 'bar', got {frame!r}")
+            raise ValueError(f"{name}: frame must be 'ground' or 'bar', got {short_repr(frame)}")
         return cls(bar_index(bar, n_bars, f"{name}: bar_index"), check_s(s, f"{name}: s"),
                    check_law(fx, n_bars, parameters, f"{name}: fx"),
                    check_law(fy, n_bars, parameters, f"{name}: fy"), frame, name)
@@ -235,7 +248,7 @@ class ForceActuator(OnOneBar, _Driven):
     def describe(self, position: int) -> str:
         """Return the force actuator's line in the model summary."""
         return (f"{self.name}: force on bar {self.bar} at s = {self.s:g}, ({self.frame} frame) "
-                f"({_law_text(self.fx)}, {_law_text(self.fy)})")
+                f"({expression_text(self.fx)}, {expression_text(self.fy)})")
 
     def generalized_forces(self, ctx: RowContext) -> list[tuple[int, Any]]:
         r"""Return the generalized forces of the force :math:`f` at the bar point.
@@ -267,11 +280,11 @@ class ForceActuator(OnOneBar, _Driven):
         """Build the actuator from :meth:`to_dict` data; ValueError naming ``where`` on errors."""
         frame = field(d, "frame", where)
         if frame not in ("ground", "bar"):
-            raise ValueError(f"{where}.frame: expected 'ground' or 'bar', got {frame!r}")
+            raise ValueError(f"{where}.frame: expected 'ground' or 'bar', got {short_repr(frame)}")
         return cls(bar_index(field(d, "bar", where), ctx.n_bars, f"{where}.bar"),
                    check_s(field(d, "s", where), f"{where}.s"),
-                   _law_from_file(field(d, "fx", where), f"{where}.fx", ctx),
-                   _law_from_file(field(d, "fy", where), f"{where}.fy", ctx), frame,
+                   law_from_file(field(d, "fx", where), f"{where}.fx", ctx),
+                   law_from_file(field(d, "fy", where), f"{where}.fy", ctx), frame,
                    check_name(field(d, "name", where), ctx.names, f"{where}.name"))
 
 
@@ -324,7 +337,7 @@ class TorqueActuator(_Driven):
     def describe(self, position: int) -> str:
         """Return the torque actuator's line in the model summary."""
         between = "" if self.bar_a is None else f" (reaction on bar {self.bar_a})"
-        return f"{self.name}: torque {_law_text(self.torque)} on bar {self.bar}{between}"
+        return f"{self.name}: torque {expression_text(self.torque)} on bar {self.bar}{between}"
 
     def generalized_forces(self, ctx: RowContext) -> list[tuple[int, Any]]:
         """Return the generalized forces: :math:`τ` on the bar's angle, :math:`-τ` on ``bar_a``."""
@@ -349,5 +362,5 @@ class TorqueActuator(_Driven):
         a = optional_bar(field(d, "bar_a", where), ctx.n_bars, f"{where}.bar_a")
         if a == b:
             raise ValueError(f"{where}: bar_a is the driven bar itself")
-        return cls(b, a, _law_from_file(field(d, "torque", where), f"{where}.torque", ctx),
+        return cls(b, a, law_from_file(field(d, "torque", where), f"{where}.torque", ctx),
                    check_name(field(d, "name", where), ctx.names, f"{where}.name"))

@@ -31,12 +31,13 @@ from __future__ import annotations
 import copy
 import functools
 from abc import ABC, abstractmethod
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar
 
 import heyoka as hy
 
+from ...expression_codec import NodeBudget, decode_expression
 from .. import monomials as mo
 
 #: one factor of a parameter's symbol: ``(name, power)``, e.g. ``("m_2", -1)`` for 1/m₂
@@ -192,7 +193,8 @@ class RowContext:
 class LoadContext:
     """What :meth:`Element.from_dict` checks against.
 
-    The number of bars, the names taken and the file's format version.
+    The number of bars, the names taken, the file's format version and the total of nodes
+    its expressions may have together.
     """
 
     n_bars: int
@@ -200,6 +202,33 @@ class LoadContext:
     version: int = 2
     #: names of the named parameters read so far (laws may use them)
     parameters: set = field(default_factory=set)
+    #: nodes that all the expressions of the file may have together
+    budget: NodeBudget = field(default_factory=NodeBudget)
+
+    def expression(self, tree: Any, where: str, allowed: Iterable[str]) -> hy.expression:
+        """Decode an expression of the file, charging its nodes to the file's budget.
+
+        Parameters
+        ----------
+        tree : Any
+            The JSON tree (see :mod:`quivira.expression_codec`).
+        where : str
+            Its place in the file, for messages.
+        allowed : iterable of str
+            The variables it may use.
+
+        Returns
+        -------
+        heyoka.expression
+            The expression, to be checked further as the API checks it.
+
+        Raises
+        ------
+        ValueError
+            A malformed tree, or the file's expressions have more nodes than its budget.
+        """
+        return decode_expression(tree, allowed_variables=allowed, where=where,
+                                 budget=self.budget)
 
 
 @dataclass(frozen=True)
@@ -336,6 +365,19 @@ class Element(ABC):
             if isinstance(v, list):
                 object.__setattr__(c, name, [list(x) if isinstance(x, list) else x for x in v])
         return c
+
+    def expression_nodes(self) -> int:
+        """Return the number of nodes of the element's heyoka expressions (0 if it has none).
+
+        heyoka's ``len``, the size of the tree that a model file stores.
+        """
+        n = 0
+        for name in _list_fields(type(self)):
+            v = getattr(self, name)
+            for e in v if isinstance(v, list) else (v,):
+                if isinstance(e, hy.expression):
+                    n += len(e)
+        return n
 
     @abstractmethod
     def bars_used(self) -> tuple[int, ...]:
@@ -518,3 +560,9 @@ class Load(Element):
 def is_expression(value: Any) -> bool:
     """Whether a row value is a heyoka expression (an opaque user row) rather than a poly."""
     return isinstance(value, hy.expression)
+
+
+def expression_text(e: Any, width: int = 60) -> str:
+    """Return ``str(e)`` cut to ``width`` characters (for summaries and messages)."""
+    text = str(e)
+    return text if len(text) <= width else text[: width - 3] + "..."

@@ -23,6 +23,7 @@ from __future__ import annotations
 import numbers
 from typing import Any
 
+from ..._repr import short_repr
 from .. import monomials as mo
 from ..validation import check_point, check_real, optional_bar
 from .base import RowContext, shift_bar
@@ -80,7 +81,7 @@ def resolve(bars: list, body: int | None, ref: Any, what: str) -> tuple[float, f
     """Body-frame coordinates ``(u, v)`` of a reference (ground coordinates for ground)."""
     if body is None:
         if isinstance(ref, str) or isinstance(ref, numbers.Real):
-            raise ValueError(f"{what}: a ground point is a pair (x, y), got {ref!r}")
+            raise ValueError(f"{what}: a ground point is a pair (x, y), got {short_repr(ref)}")
         return check_point(ref, what)
     return tuple(bars[body].local_point(ref, what))
 

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from .. import monomials as mo
-from ..validation import check_flag, check_name, check_real, field, list_field, optional_bar
+from ..validation import check_flag, check_name, field, list_field, optional_bar, real_array
 from .base import Constraint, LoadContext, Row, RowContext, shift_bar
 
 _MATRICES = ("X0", "X1", "Y0", "Y1")
@@ -30,18 +30,13 @@ _MATRICES = ("X0", "X1", "Y0", "Y1")
 def _matrix(mat: Any, name: str, bar: int | None, which: str) -> np.ndarray | None:
     if mat is None:
         return None
-    try:
-        arr = np.array(mat, dtype=float)
-    except (TypeError, ValueError):
-        raise TypeError(f"{name}: expected a numeric matrix, got {mat!r}") from None
+    arr = real_array(mat, name, "a numeric matrix")
     if arr.size == 0:
         return None
     if arr.ndim == 1:
         arr = arr[None, :]
     if arr.ndim != 2:
         raise ValueError(f"{name}: expected a 2-D matrix, got shape {arr.shape}")
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name}: entries must be finite")
     if bar is None:
         raise ValueError(f"{name}: marker {which} is ground (bar{which} = None), so {name} must "
                          f"be empty or None, got shape {arr.shape}")
@@ -52,16 +47,11 @@ def _matrix(mat: Any, name: str, bar: int | None, which: str) -> np.ndarray | No
 
 
 def check_offset(offset: Any, n_rows: int) -> list[float]:
-    """One finite offset per row."""
-    try:
-        arr = np.array(offset, dtype=float).reshape(-1)
-    except (TypeError, ValueError):
-        raise TypeError(f"offset: expected {n_rows} numbers, got {offset!r}") from None
+    """One finite offset per row, each within the limit of every number of the model."""
+    arr = real_array(offset, "offset", f"{n_rows} numbers").reshape(-1)
     if arr.shape[0] != n_rows:
         raise ValueError(f"offset: expected {n_rows} values (one per equation), got "
                          f"{arr.shape[0]}")
-    if not np.all(np.isfinite(arr)):
-        raise ValueError("offset: entries must be finite")
     return arr.tolist()
 
 
@@ -214,21 +204,11 @@ class CoordinateConstraint(Constraint):
     @classmethod
     def from_dict(cls, d: Any, where: str, ctx: LoadContext) -> CoordinateConstraint:
         """Build the constraint from :meth:`to_dict` data; ValueError naming ``where`` on errors."""
-        def matrix(v, w):
-            if v is None:
-                return None
-            if not isinstance(v, list) or not all(isinstance(r, list) and len(r) == 3
-                                                  for r in v):
-                raise ValueError(f"{w}: expected a list of rows of 3 numbers or null")
-            return [[check_real(x, w) for x in r] for r in v]
-
-        mats = [matrix(field(d, key, where), f"{where}.{key}") for key in _MATRICES]
-        off = [check_real(x, f"{where}.offset") for x in list_field(d, "offset", where)]
-        if any(mt is not None and len(mt) != len(off) for mt in mats) or not off:
-            raise ValueError(f"{where}: matrices and offset must have the same number of rows")
-        b0 = optional_bar(field(d, "bar0", where), ctx.n_bars, f"{where}.bar0")
-        b1 = optional_bar(field(d, "bar1", where), ctx.n_bars, f"{where}.bar1")
+        values = [field(d, key, where) for key in ("bar0", "bar1", *_MATRICES)]
+        offset = list_field(d, "offset", where)
+        flags = [field(d, key, where) for key in ("velocity_level", "active")]
         name = check_name(field(d, "name", where), ctx.names, f"{where}.name")
-        return cls(b0, b1, *mats, off,
-                   check_flag(field(d, "velocity_level", where), f"{where}.velocity_level"),
-                   check_flag(field(d, "active", where), f"{where}.active"), name)
+        try:  # the checks of the API, so that a file holds only what the API accepts
+            return cls.create(*values, offset, *flags, name, ctx.n_bars)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"{where}: {exc}") from None

@@ -20,10 +20,10 @@ from typing import Any
 
 import heyoka as hy
 
-from ...expression_codec import decode_expression, encode_expression
+from ...expression_codec import encode_expression
 from ..validation import bar_index, check_name, field, optional_bar
-from .actuators import check_law, parameter_variable
-from .base import Constraint, LoadContext, Row, RowContext
+from .actuators import check_law, law_from_file
+from .base import Constraint, LoadContext, Row, RowContext, expression_text
 from .body_points import TwoBodies, body_of
 
 
@@ -61,8 +61,7 @@ class JointMotor(TwoBodies, Constraint):
     def describe(self, position: int) -> str:
         """Return the joint motor's line in the model summary."""
         a = "the ground" if self.body_a is None else f"body {self.body_a}"
-        text = str(self.law)
-        text = text if len(text) <= 60 else text[:57] + "..."
+        text = expression_text(self.law)
         return (f"constraint {self.name!r}: joint motor, angle of body {self.body_b} relative "
                 f"to {a} = {text}")
 
@@ -87,9 +86,7 @@ class JointMotor(TwoBodies, Constraint):
         b = bar_index(field(d, "body_b", where), ctx.n_bars, f"{where}.body_b")
         if a == b:
             raise ValueError(f"{where}: body_a and body_b are the same body ({b})")
-        allowed = {parameter_variable(n) for n in ctx.parameters}
-        law = decode_expression(field(d, "law", where), allowed_variables=allowed,
-                                where=f"{where}.law")
+        law = law_from_file(field(d, "law", where), f"{where}.law", ctx, n_bars=0)
         return cls(a, b, law, check_name(field(d, "name", where), ctx.names, f"{where}.name"))
 
     def check_bodies(self, bars: list, where: str) -> None:

@@ -16,14 +16,14 @@ from typing import Any
 
 import heyoka as hy
 
+from ..._entries import is_zero
 from ...expression_codec import (
     check_storable,
-    decode_expression,
     encode_expression,
     tree_from_legacy_pickle,
 )
 from ..validation import check_flag, check_name, field, list_field
-from .base import Constraint, LoadContext, Row, RowContext
+from .base import Constraint, LoadContext, Row, RowContext, expression_text
 
 
 def legacy_tree(text: Any, where: str) -> list:
@@ -84,11 +84,33 @@ def check_rows(exprs: Any, n_bars: int, velocity_level: bool, where: str = "expr
         if not used:
             raise ValueError(f"{where}[{r}]: the expression involves no coordinate ({e}); a "
                              "constraint must restrict the motion of at least one bar")
+        _check_moves(e, used, velocity_level, f"{where}[{r}]")
         try:
             check_storable(e)  # every model that can be saved can be loaded again
         except ValueError as exc:
             raise ValueError(f"{where}[{r}]: {exc}") from None
     return rows
+
+
+def _check_moves(e: hy.expression, used: set[str], velocity_level: bool, where: str) -> None:
+    r"""Refuse a row whose Jacobian is structurally zero (such as ``x0 - x0``).
+
+    Its derivatives with respect to the coordinates (velocity rows: to the velocities,
+    :math:`\partial g/\partial\dot q`) all simplify to 0, so it constrains nothing and its
+    Delassus matrix :math:`W = J M^{-1} J^T` would have a zero row.
+    """
+    kinds = _VELS if velocity_level else _COORDS
+    wrt = sorted(v for v in used if v.rstrip("0123456789") in kinds)
+    if any(not is_zero(hy.diff(e, hy.expression(v))) for v in wrt):
+        return
+    text = expression_text(e)
+    if velocity_level and not wrt:
+        raise ValueError(f"{where}: a velocity row must involve a velocity "
+                         f"(model.velocities(i)), got {text}; write position constraints with "
+                         "velocity_level=False")
+    raise ValueError(f"{where}: the expression {text} does not change with "
+                     f"{', '.join(wrt)} (its derivatives are identically 0), so it constrains "
+                     "nothing; write a row that restricts the motion")
 
 
 @dataclass
@@ -168,7 +190,7 @@ class UserConstraint(Constraint):
             if ctx.version == 1:
                 item = legacy_tree(item, w)
             try:
-                exprs.append(decode_expression(item, allowed_variables=allowed, where=w))
+                exprs.append(ctx.expression(item, w, allowed))
             except ValueError as exc:
                 if "not in the allowed" in str(exc) or "not allowed here" in str(exc):
                     raise ValueError(f"{exc}; unknown variables for a model of {ctx.n_bars} "

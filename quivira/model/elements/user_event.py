@@ -16,11 +16,19 @@ from typing import Any
 
 import heyoka as hy
 
+from ..._repr import short_repr
 from ..validation import check_flag, check_name, field
-from .actuators import _law_from_file, check_law
+from .actuators import check_law, law_from_file
 from .base import Element, EventActions, EventSpec, LoadContext, RowContext
 
 DIRECTIONS = ("any", "up", "down")
+
+
+def _check_moves(e: hy.expression, where: str) -> hy.expression:
+    """Refuse an event function of neither the state nor the time (it never crosses zero)."""
+    if not hy.get_variables(e) and "t" not in str(e):
+        raise ValueError(f"{where}: the event function uses neither the state nor the time")
+    return e
 
 
 @dataclass
@@ -44,11 +52,10 @@ class UserEvent(Element):
         if not isinstance(expr, hy.expression):
             raise TypeError(f"{name}: expr must be a heyoka expression, got "
                             f"{type(expr).__name__}")
-        e = check_law(expr, n_bars, parameters, f"{name}: expr")
-        if not hy.get_variables(e) and "t" not in str(e):
-            raise ValueError(f"{name}: the event function uses neither the state nor the time")
+        e = _check_moves(check_law(expr, n_bars, parameters, f"{name}: expr"), name)
         if direction not in DIRECTIONS:
-            raise ValueError(f"{name}: direction must be one of {DIRECTIONS}, got {direction!r}")
+            raise ValueError(f"{name}: direction must be one of {DIRECTIONS}, got "
+                             f"{short_repr(direction)}")
         return cls(e, name, direction, check_flag(terminal, f"{name}: terminal"))
 
     def bars_used(self) -> tuple[int, ...]:
@@ -101,6 +108,7 @@ class UserEvent(Element):
         direction = field(d, "direction", where)
         if direction not in DIRECTIONS:
             raise ValueError(f"{where}.direction: expected one of {DIRECTIONS}")
-        return cls(_law_from_file(field(d, "expr", where), f"{where}.expr", ctx),
+        expr = law_from_file(field(d, "expr", where), f"{where}.expr", ctx)
+        return cls(_check_moves(expr, f"{where}.expr"),
                    check_name(field(d, "name", where), ctx.names, f"{where}.name"), direction,
                    check_flag(field(d, "terminal", where), f"{where}.terminal"))
