@@ -413,8 +413,17 @@ except RuntimeError as exc:
 """
 
 
+FOREIGN_OBJECT = """
+import sys
+import heyoka as hy
+hy.llvm_state.set_diskcache_path(sys.argv[1])
+x = hy.make_vars("x")
+hy.cfunc([x * x + 1.2345], vars=[x])
+"""
+
+
 def test_sweep_with_a_corrupted_cache_names_it(tmp_path):
-    """A cache whose compiled modules were swapped by hand: heyoka cannot find its
+    """A cache whose compiled modules were replaced by hand: heyoka cannot find its
     functions in them; the sweep's error names the cache and how to clear it."""
     import os
     import sqlite3
@@ -433,10 +442,16 @@ def test_sweep_with_a_corrupted_cache_names_it(tmp_path):
         return out.stdout + out.stderr
 
     assert "status ['ok', 'ok']" in run()
+    # every module replaced by the object code of an unrelated function (compiled into a
+    # cache of its own): it lacks the symbols heyoka looks for, whichever module it loads
+    other = tmp_path / "other"
+    subprocess.run([sys.executable, "-c", FOREIGN_OBJECT, str(other)], check=True, env=env,
+                   timeout=120)
+    with sqlite3.connect(other / "cache.db") as db:
+        foreign = db.execute("select obj from cache").fetchall()[0][0]
     with sqlite3.connect(cache / "cache.db") as db:
-        rows = db.execute("select hash, obj from cache order by length(obj)").fetchall()
-        for h, _ in rows[1:]:
-            db.execute("update cache set obj = ? where hash = ?", (rows[0][1], h))
+        for (h,) in db.execute("select hash from cache").fetchall():
+            db.execute("update cache set obj = ? where hash = ?", (foreign, h))
     text = run()
     assert f"cache of compiled code in '{cache}' seems to be corrupted" in text, text
     assert "clear_diskcache()" in text

@@ -180,20 +180,23 @@ def settle(run, quiet: tuple = ()) -> None:
 
 
 def level_gaps(run) -> None:
-    r"""Put the open unilateral rows in contact at gap 0 exactly.
+    r"""Put the open unilateral rows in contact and at rest along their normal at gap 0.
 
     After an event the gap of a row left open in contact is where the event was located,
     :math:`-ε` (``event_gap``), or the drift of a released row: its close event, offset by
     :math:`-ε`, would start from 0 or below, where heyoka cannot see it cross. The positions
     are projected (Gauss–Newton, mass metric) onto those gaps at 0 and the active holonomic
-    rows, moving them by about :math:`ε`; the close events then start from :math:`+ε`.
+    rows, moving them by about :math:`ε`; the close events then start from :math:`+ε`. Rows
+    moving apart (a rebound) are left alone: their gap opens by itself.
     """
     keys = [key for key in unilateral_keys(run) if not run.is_active(key)]
     if not keys:
         return
-    q, _, F, _ = geometry_with(run, keys)
+    q, qd, F, J = geometry_with(run, keys)
     tol = gap_tolerance(run)
-    touching = [key for key in keys if float(np.max(np.abs(F[rows_of(run, key)]))) <= tol]
+    speed_tol = SPEED_TOL * speed_scale(run, qd)
+    touching = [key for key in keys if float(np.max(np.abs(F[rows_of(run, key)]))) <= tol
+                and float(np.max(np.abs(J[rows_of(run, key)] @ qd))) <= speed_tol]
     if not touching:
         return
     for key in touching:
@@ -401,10 +404,13 @@ class RunActions(EventActions):
             ta.state[2 * n + 1] += T0 - T1
         now = float(ta.time)
         run.last_event[self.key] = now
+        # each row's share of the loss: -Λ_i (v_i⁻ + v_i⁺)/2 (their sum is T0 - T1)
+        lost = -0.5 * lam * (v + JA @ qd_new)
         info = {"approach_speed": float(approach.max(initial=0.0)),
-                "impulse": lam[own].tolist(), "kinetic_energy_lost": float(T0 - T1)}
+                "impulse": lam[own].tolist(), "kinetic_energy_lost": float(np.sum(lost[own]))}
+        names = [self.name] + [c_el.label_prefix(key[1]) for key, c_el, _ in companions]
         if companions:
-            info["simultaneous"] = [c_el.label_prefix(key[1]) for key, c_el, _ in companions]
+            info["simultaneous"] = names[1:]
         # locking rows: on where they add to the rank (an independent subset), else redundant
         if el.locking and activate:
             run.set_flag(self.key, True)
@@ -412,7 +418,8 @@ class RunActions(EventActions):
         for key, c_el, cols in companions:
             sel = np.isin(active, cols)
             rec = {"approach_speed": float(-np.min(v[sel])), "impulse": lam[sel].tolist(),
-                   "kinetic_energy_lost": 0.0, "with": self.name}
+                   "kinetic_energy_lost": float(np.sum(lost[sel])), "with": self.name,
+                   "simultaneous": [nm for nm in names if nm != c_el.label_prefix(key[1])]}
             run.last_event[key] = now
             quiet.append(key)
             if c_el.locking:

@@ -133,8 +133,9 @@ class Trajectory:
     energy_scale: float = 0.0
     #: the events of the run, in time order: dicts with ``t`` (s), ``name`` (of the element),
     #: ``what`` ("latched", "impact", "rests", "released", "event") and, for switches and
-    #: impacts, the ``state`` there and ``kinetic_energy_lost``, ``impulse``,
-    #: ``approach_speed``
+    #: impacts, the ``state`` there and ``kinetic_energy_lost`` (the element's share of a
+    #: simultaneous impact's loss, :math:`-\Lambda_i(v_i^- + v_i^+)/2` over its rows),
+    #: ``impulse``, ``approach_speed`` and ``simultaneous`` (the other elements of the impact)
     events: list = field(default_factory=list)
     #: facts about the constraints of the run: for redundant rows ``{"redundant": [labels],
     #: "unique": False, "rank": r}`` (the multipliers are then the minimum-norm solution)

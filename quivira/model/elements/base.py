@@ -284,7 +284,9 @@ class EventActions(ABC):
 
         The impulse goes through the Delassus matrix of the active rows and the element's rows
         and makes their velocity :math:`-e` times the approach velocity (other active rows keep
-        their velocity). Returns ``{"approach_speed", "impulse", "kinetic_energy_lost"}``.
+        their velocity; no unilateral impulse pulls). Returns ``{"approach_speed", "impulse",
+        "kinetic_energy_lost", "rests"}`` (``rests``: whether the element's rows are on after
+        it, which for a unilateral element only holds if they push).
         """
         ...
 
@@ -355,6 +357,13 @@ class Element(ABC):
     named: ClassVar[bool] = False
     #: whether elements of the kind have a ``name`` (unique among all names of a model)
     has_name: ClassVar[bool] = False
+    #: whether the rows are one-sided, :math:`g \\ge 0` with a multiplier that can only push
+    #: (:math:`\\lambda \\ge 0`): contacts and stops. Every path that switches such rows on at
+    #: an instant decides it by the sign conditions of :mod:`quivira.model.complementarity`
+    unilateral: ClassVar[bool] = False
+    #: whether the rows lock for good when the element's event triggers (latches): they take
+    #: part, with target velocity 0, in an impact at the same instant
+    locking: ClassVar[bool] = False
 
     # ------------------------------------------------------------------ data
     def copy(self) -> Element:
@@ -473,13 +482,6 @@ class Constraint(Element):
     #: without recompiling: an inactive row reads :math:`\\lambda_k = 0`
     #: (row scaled by the flag :math:`a`, :math:`W_{kk}` shifted by :math:`1 - a`)
     switchable: ClassVar[bool] = False
-    #: whether the rows are one-sided, :math:`g \\ge 0` with a multiplier that can only push
-    #: (:math:`\\lambda \\ge 0`): contacts and stops. Every path that switches such rows on at
-    #: an instant decides it by the sign conditions of :mod:`quivira.model.complementarity`
-    unilateral: ClassVar[bool] = False
-    #: whether the rows lock for good when the element's event triggers (latches): they take
-    #: part, with target velocity 0, in an impact at the same instant
-    locking: ClassVar[bool] = False
 
     @abstractmethod
     def rows(self, ctx: RowContext) -> list[Row]:
