@@ -12,6 +12,7 @@ Element kinds are edited generically: :meth:`ModelEditor.add` appends a validate
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import numbers
 import warnings
 from collections.abc import Callable, Iterator
@@ -239,3 +240,148 @@ class ModelEditor:
             return kind, pos
         raise ValueError(f"constraint: expected a name or an index in [0, {len(named)}), got "
                          f"{short_repr(key)}")
+
+    # ------------------------------------------------------------------ by name
+    def add_item(self, item: Any) -> str:
+        """Add a body or an element (checked as its kind declares it); return its name."""
+        from . import names
+        from .data import _Body
+
+        if isinstance(item, _Body):
+            i = len(self.data.bars)
+            body = persistence.body_from_dict(persistence.body_to_dict(item),
+                                              names.body_name(i, item))
+            self.add_bar(body)
+            return names.body_name(i, body)
+        kind = type(item)
+        if not isinstance(item, Element) or kind not in KINDS:
+            raise TypeError(f"add: expected a body or an element of quivira.elements, got "
+                            f"{short_repr(item)}")
+        if "name" not in kind.specs():
+            raise TypeError(f"add: a {kind.title} is added with its own method")
+        out: list[str] = []
+
+        def make(data: ModelData, pos: int) -> Element:
+            given = item.name
+            nm = (names.default_name(data, kind.prefix or kind.kind) if given is None
+                  else names.check_new_name(data, given))
+            el = dataclasses.replace(item, name=nm)
+            out.append(nm)
+            return el.checked(data.bars, nm)
+
+        self.add(make, kind)
+        return out[0]
+
+    def item(self, name: Any) -> Any:
+        """Return the body or element called ``name`` (the model's own object: do not change)."""
+        from . import names
+
+        if not isinstance(name, str):
+            raise TypeError(f"expected a name (a string), got {short_repr(name)}")
+        owners = names.owners(self.data)
+        if name not in owners:
+            raise ValueError(f"the model has no body or element called {name!r}; its names "
+                             f"are {list(owners)}")
+        where, key = owners[name]
+        if where == "body":
+            return self.data.bars[key]
+        kind, pos = key
+        return self.data.of(kind)[pos]
+
+    def named_items(self) -> dict[str, Element]:
+        """Return ``{name: element}`` of every element, in row order."""
+        from . import names
+
+        return {names.element_name(el, pos): el for _, pos, el in self.data.items()}
+
+    def remove_by_name(self, name: Any) -> dict | None:
+        """Remove the body (see :meth:`remove_bar`) or element called ``name``."""
+        from . import names
+
+        self.item(name)
+        where, key = names.owners(self.data)[name]
+        if where == "body":
+            return self.remove_bar(key)
+        self.remove(*key)
+        return None
+
+    def set_by_name(self, name: Any, value: Any, values: dict) -> None:
+        """Set values by name: ``("spring0", _, {"k": 2})`` or ``("spring0.k", 2, {})``.
+
+        See :meth:`quivira.bar_joint_model.set`. Checked like an addition; a failed edit
+        changes nothing.
+        """
+        from . import names
+        from .core import _UNSET
+        from .validation import check_positive, check_real, check_stabilization
+
+        if not isinstance(name, str):
+            raise TypeError(f"set: expected a name (a string), got {short_repr(name)}")
+        if value is not _UNSET:
+            if values:
+                raise TypeError("set: give one value after a name 'owner.field', or "
+                                "field=value pairs after an owner's name, not both")
+            if name in ("g", "stabilization"):
+                owner, fieldname = "", name
+            else:
+                info = names.lookup(self.data, name, "set")
+                owner, fieldname = info.owner, info.field
+            if owner == "" and fieldname not in ("g", "stabilization"):
+                owner = name
+            values = {fieldname: value}
+            name = owner or fieldname
+        if name in ("g", "stabilization"):
+            if set(values) - {name}:
+                raise TypeError(f"set: {name!r} takes one value: model.set({name!r}, value)")
+            v = values[name]
+            self.set_value(name, check_real(v, "g") if name == "g" else check_stabilization(v))
+            return
+        owners = names.owners(self.data)
+        if name not in owners:
+            self.item(name)  # the error lists the names
+        where, key = owners[name]
+        if where == "body":
+            self._set_body(key, values, check_positive, check_real)
+            return
+        kind, pos = key
+        if kind.kind == "param":
+            if set(values) - {"value"}:
+                raise ValueError(f"set: a named parameter has one field, 'value'; got "
+                                 f"{sorted(values)}")
+            values = {"value": values["value"]}
+
+        def make(data: ModelData, old: Element, k: int) -> Element:
+            return old.with_values(**values).checked(data.bars, name)
+
+        self.replace(kind, pos, make)
+
+    def _set_body(self, i: int, values: dict, check_positive, check_real) -> None:
+        """Set a body's mass, length, inertia, initial pose or velocity fields."""
+        from . import names
+
+        b = self.data.bars[i]
+        bn = names.body_name(i, b)
+        allowed = {"bar": ("mass", "length"), "particle": ("mass",),
+                   "body": ("mass", "inertia")}[b.body_kind]
+        state = [f for f, (_, j) in names.STATE_FIELDS.items() if j < b.n_coordinates]
+        unknown = sorted(set(values) - set(allowed) - set(state))
+        if unknown:
+            raise ValueError(f"set: {bn} has no field {unknown[0]!r}; its fields are "
+                             f"{list(allowed) + state}")
+        changes: dict = {f: check_positive(values[f], f"{bn}.{f}") for f in allowed
+                         if f in values}
+        if any(f in values for f in state):
+            if b.pose is None and any(names.STATE_FIELDS[f][0] == 0 for f in values
+                                      if f in state):
+                pose = [0.0, 0.0, 0.0]
+            else:
+                pose = list(b.pose) if b.pose is not None else None
+            vel = list(b.velocity)
+            for f in state:
+                if f in values:
+                    block, j = names.STATE_FIELDS[f]
+                    (pose if block == 0 else vel)[j] = check_real(values[f], f"{bn}.{f}")
+            if pose is not None:
+                changes["pose"] = tuple(pose)
+            changes["velocity"] = tuple(vel)
+        self.set_bar(i, f"{bn} changed", **changes)

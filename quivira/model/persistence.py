@@ -16,6 +16,7 @@ naming the first problem.
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import json
 import os
@@ -39,9 +40,9 @@ from .validation import (
 )
 
 FORMAT = "quivira.bar_joint_model"
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 #: versions this quivira reads (1: expressions as pickles, read without unpickling)
-READABLE_VERSIONS = (1, 2)
+READABLE_VERSIONS = (1, 2, 3)
 #: default largest model file :func:`read_file` reads (bytes). A chain of 512 bars takes 80 kB,
 #: so this holds models far beyond what compiles in reasonable time, while parsing it stays
 #: below a second and about 200 MB (``json.loads`` of nested lists needs about 20 bytes of
@@ -157,7 +158,7 @@ def from_dict(d: Any, max_expression_nodes: int | None = None) -> tuple[ModelDat
                              "model.stabilization"))
         for i, b in enumerate(list_field(d, "bars", "model")):
             data.bars.append(body_from_dict(b, f"bars[{i}]"))
-        ctx = LoadContext(len(data.bars), set(), version, budget=budget)
+        ctx = LoadContext(len(data.bars), set(), version, budget=budget, bodies=data.bars)
         for kind in KINDS:
             items = d.get(kind.collection, [])
             if not isinstance(items, list):
@@ -166,7 +167,7 @@ def from_dict(d: Any, max_expression_nodes: int | None = None) -> tuple[ModelDat
             keys = None  # every element of a kind writes the same keys: ask the first one
             for k, item in enumerate(items):
                 where = f"{kind.collection}[{k}]"
-                el = kind.from_dict(item, where, ctx)
+                el = kind.from_dict(item, where, dataclasses.replace(ctx, position=k))
                 keys = keys or tuple(el.to_dict())  # (to_dict encodes expressions: once)
                 check_keys(item, keys, where)
                 if kind.has_name:

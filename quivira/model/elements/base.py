@@ -32,13 +32,15 @@ import copy
 import functools
 from abc import ABC, abstractmethod
 from collections.abc import Hashable, Iterable
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from typing import Any, ClassVar
 
 import heyoka as hy
 
 from ...expression_codec import NodeBudget, decode_expression
 from .. import monomials as mo
+from .fields import Spec
+from .fields import specs as _specs
 
 #: one factor of a parameter's symbol: ``(name, power)``, e.g. ``("m_2", -1)`` for 1/m₂
 SymbolFactor = tuple[str, int]
@@ -200,6 +202,10 @@ class LoadContext:
     n_bars: int
     names: set
     version: int = 2
+    #: the model's bodies (read before the elements)
+    bodies: list = field(default_factory=list)
+    #: the position of the element being read in its kind's list
+    position: int = 0
     #: names of the named parameters read so far (laws may use them)
     parameters: set = field(default_factory=set)
     #: nodes that all the expressions of the file may have together
@@ -345,7 +351,14 @@ class Element(ABC):
 
     Subclasses are dataclasses; their fields are numbers, bools, strings, tuples and lists of
     those (and heyoka expressions, which are immutable), so :meth:`copy` is one level deep.
+    A kind declares its fields once, with their meaning (:mod:`.fields`); checking, files,
+    edits, names, sweeps, sensitivities, the widget form and the docs table are derived from
+    that declaration (:meth:`specs`, :meth:`checked`, :meth:`to_dict`, :meth:`from_dict`,
+    :meth:`with_values`).
     """
+
+    #: prefix of default names, e.g. ``"joint"`` gives ``joint0``, ``joint1``, ...
+    prefix: ClassVar[str] = ""
 
     #: short key of the kind: parameter keys, row owners, reactions (e.g. ``"joint"``)
     kind: ClassVar[str] = ""
@@ -364,6 +377,55 @@ class Element(ABC):
     #: whether the rows lock for good when the element's event triggers (latches): they take
     #: part, with target velocity 0, in an impact at the same instant
     locking: ClassVar[bool] = False
+
+    # ------------------------------------------------------------------ declared fields
+    @classmethod
+    def specs(cls) -> dict[str, Spec]:
+        """Return ``{field: Spec}``: the kind's declared fields, in order (:mod:`.fields`)."""
+        return _specs(cls)
+
+    def checked(self, bodies: list, where: str) -> Element:
+        """Return the element with every declared field checked and normalized.
+
+        Each field by its :class:`~.fields.Spec` (TypeError/ValueError naming ``where`` and
+        the field), then the kind's own checks across fields and against the model's bodies
+        (:meth:`check`). The name is checked by the model (it must be unique).
+        """
+        values = {}
+        for fname, spec in self.specs().items():
+            if spec.what == "name":
+                continue
+            values[fname] = spec.check(getattr(self, fname), f"{where}: {fname}", len(bodies))
+        return replace(self, **values).check(bodies, where)
+
+    def check(self, bodies: list, where: str) -> Element:
+        """Return the element after the checks across its fields (and derived defaults).
+
+        ``bodies`` are the model's bodies (their poses give derived defaults, e.g. a
+        support's ground position). The default checks nothing more.
+        """
+        return self
+
+    def with_values(self, **values: Any) -> Element:
+        """Return a copy with new values of editable fields (checked by :meth:`checked`).
+
+        Raises
+        ------
+        ValueError
+            A field the kind does not have, or one that cannot be edited (its bodies, its
+            name, a law: remove the element and add a new one).
+        """
+        specs = self.specs()
+        for key in values:
+            spec = specs.get(key)
+            if spec is None:
+                raise ValueError(f"{self.title} has no field {key!r}; its fields are "
+                                 f"{list(specs)}")
+            if not spec.editable:
+                who = getattr(self, "name", None) or self.title
+                raise ValueError(f"{who}: {key!r} cannot be edited (remove the {self.title} "
+                                 "and add a new one)")
+        return replace(self, **values)
 
     # ------------------------------------------------------------------ data
     def copy(self) -> Element:
@@ -439,16 +501,56 @@ class Element(ABC):
         return self.name if self.has_name else f"{self.title} {position}"
 
     # ------------------------------------------------------------------ persistence
-    @abstractmethod
     def to_dict(self) -> dict:
-        """Plain JSON-ready data."""
-        ...
+        """Return plain JSON-ready data: one key per declared field (laws encoded)."""
+        out = {}
+        for fname, spec in self.specs().items():
+            v = getattr(self, fname)
+            if spec.what == "law":
+                from ...expression_codec import encode_expression
+
+                v = encode_expression(v)
+            elif isinstance(v, tuple):
+                v = list(v)
+            out[fname] = v
+        return out
 
     @classmethod
-    @abstractmethod
     def from_dict(cls, d: Any, where: str, ctx: LoadContext) -> Element:
-        """Validate file data and build the element; ValueError naming ``where`` on errors."""
-        ...
+        """Validate file data and build the element; ValueError naming ``where`` on errors.
+
+        Every declared field is read and checked as :meth:`checked` checks it (laws by
+        :meth:`law_from_file`); a file of a version before the kind stored its name
+        (:attr:`named_since`) gets the default name of the element's position.
+        """
+        from ..validation import check_name, field
+
+        if not isinstance(d, dict):
+            raise ValueError(f"{where}: expected an object, got {type(d).__name__}")
+        values = {}
+        for fname, spec in cls.specs().items():
+            if spec.what == "name":
+                if "name" not in d and ctx.version < cls.named_since:
+                    values[fname] = f"{cls.prefix or cls.kind}{ctx.position}"
+                else:
+                    values[fname] = check_name(field(d, fname, where), ctx.names,
+                                               f"{where}.name")
+                continue
+            v = field(d, fname, where)
+            if spec.what == "law":
+                values[fname] = cls.law_from_file(v, f"{where}.{fname}", ctx)
+            else:
+                values[fname] = spec.check(v, f"{where}.{fname}", ctx.n_bars)
+        return cls(**values).check(ctx.bodies, where)
+
+    @classmethod
+    def law_from_file(cls, tree: Any, where: str, ctx: LoadContext) -> hy.expression:
+        """Read a law field of a file (kinds with laws say how they are checked)."""
+        raise ValueError(f"{where}: {cls.title} has no laws")
+
+    #: the file format version from which the kind's elements store their name (older files
+    #: get the default name of their position)
+    named_since: ClassVar[int] = 2
 
 
 def shift_bar(b: int, removed: int) -> int:

@@ -12,32 +12,26 @@ along :math:`n`). Parameter: ``sL``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from .. import monomials as mo
-from ..validation import bar_index, check_name, check_s, field
-from .base import Constraint, LoadContext, OnOneBar, Row, RowContext
+from . import fields
+from .base import Constraint, OnOneBar, Row, RowContext
 
 
 @dataclass
 class KnifeEdge(OnOneBar, Constraint):
     """A knife edge at the point ``s`` of a bar: no velocity across the bar there."""
 
-    bar: int
-    s: float
-    name: str
+    bar: int = fields.body("bar", "the bar on the edge")
+    s: float = fields.local("s", "where the edge touches the bar")
+    name: str | None = fields.name(default=None)
 
     kind = "knife"
     collection = "knife_edges"
     title = "knife edge"
+    prefix = "knife"
     named = True
     has_name = True
-
-    @classmethod
-    def create(cls, bar: Any, s: Any, name: str, n_bars: int, position: int) -> KnifeEdge:
-        """Build a validated knife edge (arguments as ``add_knife_edge``)."""
-        return cls(bar_index(bar, n_bars, "bar_index"), check_s(s, f"knife edge {position}: s"),
-                   name)
 
     def parameters(self, bars: list) -> list[tuple[tuple, float]]:
         """Return the knife edge's runtime parameters ``[(name, value), ...]``."""
@@ -61,19 +55,8 @@ class KnifeEdge(OnOneBar, Constraint):
         g = mo.add(mo.monomial((ctx.sin(i), ctx.v(3 * i)), -1.0),
                    mo.monomial((ctx.cos(i), ctx.v(3 * i + 1)), 1.0),
                    mo.monomial((ctx.v(3 * i + 2),), 1.0, ctx.par("sL")))
-        return [Row(g, f"{self.name} · normal", i, "n", velocity=True)]
+        return [Row(g, f"{self.name}.normal", i, "n", velocity=True)]
 
     def group(self) -> dict:
         """Return the knife edge's data recorded on trajectories (named constraints)."""
         return {"velocity_level": True}
-
-    def to_dict(self) -> dict:
-        """Return the knife edge as plain JSON-ready data (read back by :meth:`from_dict`)."""
-        return {"bar": self.bar, "s": self.s, "name": self.name}
-
-    @classmethod
-    def from_dict(cls, d: Any, where: str, ctx: LoadContext) -> KnifeEdge:
-        """Build the knife edge from :meth:`to_dict` data; ValueError naming ``where`` on errors."""
-        return cls(bar_index(field(d, "bar", where), ctx.n_bars, f"{where}.bar"),
-                   check_s(field(d, "s", where), f"{where}.s"),
-                   check_name(field(d, "name", where), ctx.names, f"{where}.name"))

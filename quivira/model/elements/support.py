@@ -12,54 +12,55 @@ Parameters: ``sL``, ``x`` (:math:`X`), ``y`` (:math:`Y`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
 
 from .. import monomials as mo
-from ..validation import bar_index, check_flag, check_real, check_s, field
-from .base import Constraint, LoadContext, OnOneBar, Row, RowContext
+from . import fields
+from .base import Constraint, OnOneBar, Row, RowContext
 
 
 @dataclass
 class Support(OnOneBar, Constraint):
     """A support of the point ``s`` of a bar at ``(x, y)``.
 
-    ``free_x``/``free_y`` True means a roller free in that direction.
+    ``free_x``/``free_y`` True means a roller free in that direction; ``x``/``y`` None is the
+    point's initial position.
     """
 
-    bar: int
-    s: float
-    free_x: bool
-    free_y: bool
-    x: float
-    y: float
+    bar: int = fields.body("bar", "the supported bar")
+    s: float = fields.local("s", "the supported point")
+    free_x: bool = fields.flag("free in x", "a roller free in x", topology=True,
+                               default=False)
+    free_y: bool = fields.flag("free in y", "a roller free in y", topology=True,
+                               default=False)
+    x: float | None = fields.number("x", "m", "the ground position's x (None: where the "
+                                    "point is)", optional=True, default=None)
+    y: float | None = fields.number("y", "m", "the ground position's y (None: where the "
+                                    "point is)", optional=True, default=None)
+    name: str | None = fields.name(default=None)
 
     kind = "support"
     collection = "supports"
     title = "support"
+    prefix = "support"
+    has_name = True
+    named_since = 3
 
-    @classmethod
-    def create(cls, bar: Any, s: Any, dof_in_x: Any, dof_in_y: Any, x: Any, y: Any,
-               bars: list, position: int) -> Support:
-        """Build a validated support; ``x``/``y`` None default to the point's initial position."""
-        where = f"support {position}"
-        i = bar_index(bar, len(bars), f"{where}: bar_index")
-        sv = check_s(s, f"{where}: s")
-        fx = check_flag(dof_in_x, f"{where}: dof_in_x")
-        fy = check_flag(dof_in_y, f"{where}: dof_in_y")
-        if fx and fy:
-            raise ValueError(f"{where}: dof_in_x and dof_in_y are both True, so it would "
+    def check(self, bodies: list, where: str) -> Support:
+        """Return the support checked across fields, ``x``/``y`` None set from the pose."""
+        if self.free_x and self.free_y:
+            raise ValueError(f"{where}: free_x and free_y are both True, so it would "
                              "constrain nothing; fix at least one direction")
-        if x is None or y is None:
-            b = bars[i]
-            if b.pose is None:
-                raise ValueError(
-                    f"{where}: default position: bar {i} has no initial pose yet; call "
-                    f"set_init_bar_attitude({i}, x0, y0, theta0) first")
-            px, py = b.point(sv)
-            x = px if x is None else x
-            y = py if y is None else y
-        return cls(i, sv, fx, fy, check_real(x, f"{where}: x"), check_real(y, f"{where}: y"))
+        if self.x is not None and self.y is not None:
+            return self
+        b = bodies[self.bar]
+        if b.pose is None:
+            raise ValueError(
+                f"{where}: default position: bar {self.bar} has no initial pose yet; call "
+                f"set_init_bar_attitude({self.bar}, x0, y0, theta0) first")
+        px, py = b.point(self.s)
+        return replace(self, x=px if self.x is None else self.x,
+                       y=py if self.y is None else self.y)
 
     def parameters(self, bars: list) -> list[tuple[tuple, float]]:
         """Return the support's runtime parameters ``[(name, value), ...]``."""
@@ -78,7 +79,7 @@ class Support(OnOneBar, Constraint):
         """Return the support's line in the model summary."""
         kind = "pin" if not (self.free_x or self.free_y) else (
             "roller, free in x" if self.free_x else "roller, free in y")
-        return (f"support {position}: {kind}, bar {self.bar} at s = {self.s:g}, "
+        return (f"{self.name}: {kind}, bar {self.bar} at s = {self.s:g}, "
                 f"at ({self.x:.4g}, {self.y:.4g})")
 
     def rows(self, ctx: RowContext) -> list[Row]:
@@ -88,27 +89,10 @@ class Support(OnOneBar, Constraint):
             if not free:
                 F = mo.add(ctx.point(self.bar, ctx.par("sL"), axis),
                            mo.constant(-1.0, ctx.par(name)))
-                out.append(Row(F, f"support {ctx.position} · {name}", self.bar, name))
+                out.append(Row(F, f"{self.name}.{name}", self.bar, name))
         return out
 
     def reaction_terms(self, position: int, rows: list[tuple[int, Row]]) -> list:
         """Return how the support's multipliers act as forces on the bars."""
         return [(("support", position, self.bar), col, 0 if row.axis == "x" else 1, 1.0)
                 for col, row in rows]
-
-    def to_dict(self) -> dict:
-        """Return the support as plain JSON-ready data (read back by :meth:`from_dict`)."""
-        return {"bar": self.bar, "s": self.s, "free_x": self.free_x, "free_y": self.free_y,
-                "x": self.x, "y": self.y}
-
-    @classmethod
-    def from_dict(cls, d: Any, where: str, ctx: LoadContext) -> Support:
-        """Build the support from :meth:`to_dict` data; ValueError naming ``where`` on errors."""
-        fx = check_flag(field(d, "free_x", where), f"{where}.free_x")
-        fy = check_flag(field(d, "free_y", where), f"{where}.free_y")
-        if fx and fy:
-            raise ValueError(f"{where}: free_x and free_y are both true (constrains nothing)")
-        return cls(bar_index(field(d, "bar", where), ctx.n_bars, f"{where}.bar"),
-                   check_s(field(d, "s", where), f"{where}.s"), fx, fy,
-                   check_real(field(d, "x", where), f"{where}.x"),
-                   check_real(field(d, "y", where), f"{where}.y"))
