@@ -56,7 +56,7 @@ extensions = [
     "myst_nb",
 ]
 
-exclude_patterns = ["_build", "**.ipynb_checkpoints", "course/quivira-work"]
+exclude_patterns = ["_build", "**.ipynb_checkpoints", "course/quivira-work", "design"]
 source_suffix = {".rst": "restructuredtext", ".md": "myst-nb", ".ipynb": "myst-nb"}
 root_doc = "index"
 
