@@ -190,13 +190,17 @@ class ModelEditor:
         return pos
 
     def replace(self, kind: type[Element], position: Any,
-                make: Callable[[ModelData, Element, int], Element]) -> None:
-        """Replace element ``position`` of a kind by ``make(draft, old, position)``."""
+                make: Callable[[ModelData, Element, int], Element],
+                what: str | None = None) -> None:
+        """Replace element ``position`` of a kind by ``make(draft, old, position)``.
+
+        ``what`` names the change for the observers (default: the kind's title).
+        """
         data = self.draft(shallow=True)
         items = data.of(kind)
         k = check_index(position, len(items), kind.title)
         items[k] = make(data, items[k], k)
-        self.commit(data, kind.title)
+        self.commit(data, what or kind.title)
 
     def remove(self, kind: type[Element], position: Any) -> None:
         """Remove element ``position`` of a kind (later ones shift down by one)."""
@@ -267,7 +271,9 @@ class ModelEditor:
                   else names.check_new_name(data, given))
             el = dataclasses.replace(item, name=nm)
             out.append(nm)
-            return el.checked(data.bars, nm)
+            el = el.checked(data.bars, nm)
+            el.check_model(data, nm)
+            return el
 
         self.add(make, kind)
         return out[0]
@@ -353,7 +359,8 @@ class ModelEditor:
         def make(data: ModelData, old: Element, k: int) -> Element:
             return old.with_values(**values).checked(data.bars, name)
 
-        self.replace(kind, pos, make)
+        shown = ", ".join(f"{f} = {short_repr(v)}" for f, v in values.items())
+        self.replace(kind, pos, make, f"{kind.title} {name!r}: {shown}")
 
     def _set_body(self, i: int, values: dict, check_positive, check_real) -> None:
         """Set a body's mass, length, inertia, initial pose or velocity fields."""

@@ -406,6 +406,14 @@ class Element(ABC):
         """
         return self
 
+    def check_model(self, data: Any, where: str) -> None:
+        """Check the element against the rest of the model when it is added.
+
+        ``data`` is the model's :class:`~quivira.model.data.ModelData` (e.g. a latch needs a
+        joint between its bars). The default checks nothing.
+        """
+        return None
+
     def with_values(self, **values: Any) -> Element:
         """Return a copy with new values of editable fields (checked by :meth:`checked`).
 
@@ -416,13 +424,13 @@ class Element(ABC):
             name, a law: remove the element and add a new one).
         """
         specs = self.specs()
+        who = getattr(self, "name", None) or self.title
         for key in values:
             spec = specs.get(key)
             if spec is None:
-                raise ValueError(f"{self.title} has no field {key!r}; its fields are "
+                raise ValueError(f"{who}: a {self.title} has no field {key!r}; its fields are "
                                  f"{list(specs)}")
             if not spec.editable:
-                who = getattr(self, "name", None) or self.title
                 raise ValueError(f"{who}: {key!r} cannot be edited (remove the {self.title} "
                                  "and add a new one)")
         return replace(self, **values)
