@@ -675,14 +675,9 @@ def add_pin_in_slot(self, bar_a: int, bar_b: int, s_b: float, offset: float = 0.
     offset : float
         Distance (m) of the slot line from the axis of ``bar_a``, along its normal.
     name : str, optional
-        Its name (default ``"slot k"``).
+        Its name (default ``"slot<k>"``).
     """
-    def make(data, k):
-        nm = self._editor.unique_name(name, f"slot {k}", data)
-        return PinInSlot.create(bar_a, bar_b, s_b, offset, nm, len(data.bars))
-
-    k = self._editor.add(make, PinInSlot)
-    return self._data.of(PinInSlot)[k].name
+    return self.add(PinInSlot(bar_a=bar_a, bar_b=bar_b, s_b=s_b, offset=offset, name=name))
 
 
 def add_prismatic_joint(self, bar_a: int, bar_b: int, s_b: float = 0.0,
@@ -705,14 +700,10 @@ def add_prismatic_joint(self, bar_a: int, bar_b: int, s_b: float = 0.0,
     phi0 : float, optional
         Locked relative angle (rad); default the initial one.
     name : str, optional
-        Its name (default ``"prismatic k"``).
+        Its name (default ``"prismatic<k>"``).
     """
-    def make(data, k):
-        nm = self._editor.unique_name(name, f"prismatic {k}", data)
-        return PrismaticJoint.create(bar_a, bar_b, s_b, offset, nm, data.bars, phi0)
-
-    k = self._editor.add(make, PrismaticJoint)
-    return self._data.of(PrismaticJoint)[k].name
+    return self.add(PrismaticJoint(bar_a=bar_a, bar_b=bar_b, s_b=s_b, offset=offset,
+                                   phi0=phi0, name=name))
 
 
 def add_ground_slider(self, bar_index: int, s: float, angle: float,
@@ -734,14 +725,9 @@ def add_ground_slider(self, bar_index: int, s: float, angle: float,
     point : pair of float, optional
         A point of the guide (m); default the sliding point's initial position.
     name : str, optional
-        Its name (default ``"slider k"``).
+        Its name (default ``"slider<k>"``).
     """
-    def make(data, k):
-        nm = self._editor.unique_name(name, f"slider {k}", data)
-        return GroundSlider.create(bar_index, s, angle, point, nm, data.bars)
-
-    k = self._editor.add(make, GroundSlider)
-    return self._data.of(GroundSlider)[k].name
+    return self.add(GroundSlider(bar=bar_index, s=s, angle=angle, point=point, name=name))
 
 
 def add_latch(self, bar_a: int | None, bar_b: int, angle: float, *,
