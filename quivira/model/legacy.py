@@ -1180,19 +1180,15 @@ def add_rolling_on_line(self, body: int, angle: float = 0.0,
     centre : point reference, optional
         The disc's centre on the body (default its mass centre).
     name : str, optional
-        Its name (default ``"rolling k"``).
+        Its name (default ``"rolling<k>"``).
 
     Returns
     -------
     str
         The contact's name.
     """
-    def make(data, k):
-        nm = self._editor.unique_name(name, f"rolling {k}", data)
-        return RollingOnLine.create(body, angle, point, radius, centre, nm, data.bars)
-
-    k = self._editor.add(make, RollingOnLine)
-    return self._data.of(RollingOnLine)[k].name
+    return self.add(RollingOnLine(body=body, angle=angle, point=point, radius=radius,
+                                  centre=centre, name=name))
 
 
 def add_rolling_on_disc(self, body_a: int | None, body_b: int, *, inside: bool = False,
@@ -1223,20 +1219,16 @@ def add_rolling_on_disc(self, body_a: int | None, body_b: int, *, inside: bool =
         Disc centres on the bodies (default the mass centres); for the ground, ``centre_a``
         is the circle's centre ``(x, y)``.
     name : str, optional
-        Its name (default ``"disc rolling k"``).
+        Its name (default ``"disc<k>"``).
 
     Returns
     -------
     str
         The contact's name.
     """
-    def make(data, k):
-        nm = self._editor.unique_name(name, f"disc rolling {k}", data)
-        return RollingOnDisc.create(body_a, body_b, radius_a, radius_b, inside, centre_a,
-                                    centre_b, nm, data.bars)
-
-    k = self._editor.add(make, RollingOnDisc)
-    return self._data.of(RollingOnDisc)[k].name
+    return self.add(RollingOnDisc(body_a=body_a, body_b=body_b, radius_a=radius_a,
+                                  radius_b=radius_b, inside=inside, centre_a=centre_a,
+                                  centre_b=centre_b, name=name))
 
 
 def add_joint_motor(self, joint: int | None, angle_law: Any, *,
