@@ -139,7 +139,7 @@ def test_rest_speed_zero_is_refused():
     model = qv.bar_joint_model()
     bar = model.add_bar(1.0, 1.0)
     before = model.to_dict()
-    with pytest.raises(ValueError, match="rest_speed must be > 0"):
+    with pytest.raises(ValueError, match="rest_speed must be positive"):
         model.add_contact(bar, 0.0, rest_speed=0.0)
     assert model.to_dict() == before
 

@@ -218,7 +218,7 @@ def test_bouncing_bar_settles_zeno_safe():
     assert np.abs(tr.q[resting, 1]).max() < 1e-9  # lying on the floor
     assert np.abs(tr.qd[resting]).max() < 1e-9
     # resting contact carries the weight: the two contact forces sum to m g
-    total = tr.multiplier("left · normal") + tr.multiplier("right · normal")
+    total = tr.multiplier("left.normal") + tr.multiplier("right.normal")
     assert np.abs(total[resting] - 9.81).max() < 1e-8
 
 

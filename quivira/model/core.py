@@ -1627,17 +1627,5 @@ class bar_joint_model:  # noqa: N801 - API name
         return sensitivities(self, t_end, wrt, order, outputs, n_points, tol=tol, at=at,
                              max_steps=max_steps, max_wall_s=max_wall_s)
 
-    # --- value edits of switching and sliding elements (widgets) ---
-    #: the value fields :meth:`set_constraint_values` edits, by element kind
-    _CONSTRAINT_VALUE_FIELDS = {
-        "pin-in-slot": ("s_b", "offset"),
-        "prismatic joint": ("s_b", "offset", "phi0"),
-        "ground slider": ("s", "angle", "point"),
-        "latch": ("angle",),
-        "angle stop": ("limit", "restitution", "rest_speed"),
-        "contact": ("s", "normal_angle", "height", "restitution", "rest_speed"),
-    }
-
-
 
 BarJointModel = bar_joint_model

@@ -380,6 +380,9 @@ def set_constraint_active(self, constraint: str | int, active: bool) -> None:
         raise ValueError(f"constraint {constraint!r} is not a {switchable}; only those have "
                          "an active flag (remove others instead)")
     flag = check_flag(active, "active")
+    if "active" in kind.specs():  # a declared field: the generic edit
+        self.set(self._data.of(kind)[pos].name, active=flag)
+        return
 
     def make(data, old, k):
         c = old.copy()
@@ -747,14 +750,9 @@ def add_latch(self, bar_a: int | None, bar_b: int, angle: float, *,
     angle : float
         The latch angle (rad).
     name : str, optional
-        Its name (default ``"latch k"``).
+        Its name (default ``"latch<k>"``).
     """
-    def make(data, k):
-        nm = self._editor.unique_name(name, f"latch {k}", data)
-        return Latch.create(bar_a, bar_b, angle, nm, data)
-
-    k = self._editor.add(make, Latch)
-    return self._data.of(Latch)[k].name
+    return self.add(Latch(bar_a=bar_a, bar_b=bar_b, angle=angle, name=name))
 
 
 def add_angle_stop(self, bar_a: int | None, bar_b: int, limit: float, side: str = "max",
@@ -781,15 +779,10 @@ def add_angle_stop(self, bar_a: int | None, bar_b: int, limit: float, side: str 
     rest_speed : float
         Approach speed (rad/s) below which the stop holds instead of bouncing.
     name : str, optional
-        Its name (default ``"stop k"``).
+        Its name (default ``"stop<k>"``).
     """
-    def make(data, k):
-        nm = self._editor.unique_name(name, f"stop {k}", data)
-        return AngleStop.create(bar_a, bar_b, limit, side, restitution, rest_speed, nm,
-                                len(data.bars))
-
-    k = self._editor.add(make, AngleStop)
-    return self._data.of(AngleStop)[k].name
+    return self.add(AngleStop(bar_a=bar_a, bar_b=bar_b, limit=limit, side=side,
+                              restitution=restitution, rest_speed=rest_speed, name=name))
 
 
 def add_contact(self, bar_index: int, s: float, height: float = 0.0,
@@ -817,15 +810,10 @@ def add_contact(self, bar_index: int, s: float, height: float = 0.0,
     rest_speed : float
         Approach speed (m/s) below which the point rests instead of bouncing.
     name : str, optional
-        Its name (default ``"contact k"``).
+        Its name (default ``"contact<k>"``).
     """
-    def make(data, k):
-        nm = self._editor.unique_name(name, f"contact {k}", data)
-        return Contact.create(bar_index, s, normal_angle, height, restitution, rest_speed,
-                              nm, len(data.bars))
-
-    k = self._editor.add(make, Contact)
-    return self._data.of(Contact)[k].name
+    return self.add(Contact(bar=bar_index, s=s, normal_angle=normal_angle, height=height,
+                            restitution=restitution, rest_speed=rest_speed, name=name))
 
 
 def add_event(self, expr: hy.expression, name: str | None = None, *,
@@ -1279,6 +1267,17 @@ def add_joint_motor(self, joint: int | None, angle_law: Any, *,
     return self._data.of(JointMotor)[k].name
 
 
+#: the value fields :func:`set_constraint_values` edits, by element kind
+CONSTRAINT_VALUE_FIELDS = {
+    "pin-in-slot": ("s_b", "offset"),
+    "prismatic joint": ("s_b", "offset", "phi0"),
+    "ground slider": ("s", "angle", "point"),
+    "latch": ("angle",),
+    "angle stop": ("limit", "restitution", "rest_speed"),
+    "contact": ("s", "normal_angle", "height", "restitution", "rest_speed"),
+}
+
+
 def set_constraint_values(self, name: str, **values: Any) -> None:
     """Change value fields of a named slider, latch, stop or contact.
 
@@ -1305,10 +1304,10 @@ def set_constraint_values(self, name: str, **values: Any) -> None:
     ValueError
         If no such element, an unknown field or a refused value (the model is unchanged).
     """
-    kind, pos = self._editor.find_name(name, "constraint")
-    allowed = self._CONSTRAINT_VALUE_FIELDS.get(kind.title)
+    kind, _ = self._editor.find_name(name, "constraint")
+    allowed = CONSTRAINT_VALUE_FIELDS.get(kind.title)
     if allowed is None:
-        kinds = ", ".join(self._CONSTRAINT_VALUE_FIELDS)
+        kinds = ", ".join(CONSTRAINT_VALUE_FIELDS)
         raise ValueError(f"set_constraint_values: {name!r} is a {kind.title}; only a "
                          f"{kinds} has values to set here")
     unknown = sorted(set(values) - set(allowed))
@@ -1317,32 +1316,7 @@ def set_constraint_values(self, name: str, **values: Any) -> None:
                          f"{kind.title} {name!r}; valid fields: {list(allowed)}")
     if not values:
         return
-    data = self._editor.draft()
-    items = data.of(kind)
-    old = items[pos]
-    v = {f: values.get(f, getattr(old, f)) for f in allowed}
-    if kind is PinInSlot:
-        new = PinInSlot.create(old.bar_a, old.bar_b, v["s_b"], v["offset"], name,
-                               len(data.bars))
-    elif kind is PrismaticJoint:
-        new = PrismaticJoint.create(old.bar_a, old.bar_b, v["s_b"], v["offset"], name,
-                                    data.bars, v["phi0"])
-    elif kind is GroundSlider:
-        new = GroundSlider.create(old.bar, v["s"], v["angle"], v["point"], name, data.bars)
-    elif kind is Latch:
-        new = Latch.create(old.bar_a, old.bar_b, v["angle"], name, data)
-    elif kind is AngleStop:
-        new = AngleStop.create(old.bar_a, old.bar_b, v["limit"], old.side,
-                               v["restitution"], v["rest_speed"], name, len(data.bars))
-    else:
-        new = Contact.create(old.bar, v["s"], v["normal_angle"], v["height"],
-                             v["restitution"], v["rest_speed"], name, len(data.bars))
-    if hasattr(old, "active"):
-        new.active = old.active
-    items[pos] = new
-    shown = ", ".join(f"{f} = {short_repr(values[f])}" for f in allowed if f in values)
-    self._editor.commit(data, f"{kind.title} {name!r}: {shown}")
-
+    self.set(name, **values)
 
 
 def q(self) -> list:
