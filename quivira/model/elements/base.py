@@ -510,8 +510,8 @@ class Element(ABC):
                 from ...expression_codec import encode_expression
 
                 v = encode_expression(v)
-            elif isinstance(v, tuple):
-                v = list(v)
+            elif isinstance(v, (tuple, list)):  # a copy: the data never shares the element's
+                v = copy.deepcopy(list(v))
             out[fname] = v
         return out
 
