@@ -10,6 +10,7 @@ the next release.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -216,9 +217,16 @@ def set_joint(self, joint_index: int, bar_index: Sequence[int] | None = None,
     bar_index, s : list, optional
         New bars and local coordinates (as :meth:`add_joint`); None keeps them.
     """
-    self._editor.replace(PinJoint, joint_index, lambda data, old, j: PinJoint.create(
-        old.bars if bar_index is None else bar_index, old.s if s is None else s,
-        len(data.bars), j))
+    joints = self._data.of(PinJoint)
+    old = joints[check_index(joint_index, len(joints), "joint")]
+    if bar_index is None:
+        if s is not None:
+            self.set(old.name, s=s)
+        return
+    # the bars are topology, not a value to set: the joint is replaced where it is, so that
+    # its index (the rows' order) stays
+    self._editor.replace(PinJoint, joint_index, lambda data, el, _: dataclasses.replace(
+        el, bars=bar_index, s=el.s if s is None else s).checked(data.bars, el.name))
 
 
 def set_support(self, support_index: int, *, x: float | None = None, y: float | None = None,
@@ -898,7 +906,8 @@ def remove_joint(self, joint_index: int) -> None:
     joint_index : int
         The joint.
     """
-    self._editor.remove(PinJoint, joint_index)
+    joints = self._data.of(PinJoint)
+    self.remove(joints[check_index(joint_index, len(joints), "joint")].name)
 
 
 def remove_support(self, support_index: int) -> None:
