@@ -49,7 +49,6 @@ from .elements import (
 )
 from .elements.actuators import parameter_variable
 from .elements.switching import REST_SPEED
-from .elements.user import check_rows
 from .symbolic import parameter_layout
 from .symbolic import parameter_symbols as _parameter_symbols
 from .validation import (
@@ -292,20 +291,17 @@ def add_coordinate_constraint(self, bar0: int | None, bar1: int | None, X0: Any 
     active : bool
         False: the rows become :math:`\lambda = 0` (see :meth:`set_constraint_active`).
     name : str, optional
-        Used in the multiplier labels and for :meth:`Trajectory.constraint_output`.
+        Its name (default ``"coordinate<k>"``, the first free k), used in the multiplier
+        labels and for :meth:`Trajectory.constraint_output`.
 
     Returns
     -------
     str
         The constraint's name.
     """
-    def make(data, k):
-        nm = self._editor.unique_name(name, f"coordinate constraint {k}", data)
-        return CoordinateConstraint.create(bar0, bar1, X0, X1, Y0, Y1, offset,
-                                           velocity_level, active, nm, len(data.bars))
-
-    k = self._editor.add(make, CoordinateConstraint)
-    return self._data.of(CoordinateConstraint)[k].name
+    return self.add(CoordinateConstraint(bar0=bar0, bar1=bar1, X0=X0, X1=X1, Y0=Y0, Y1=Y1,
+                                         offset=offset, velocity_level=velocity_level,
+                                         active=active, name=name))
 
 
 def add_constraint(self, exprs: Any, name: str | None = None, *,
@@ -319,7 +315,8 @@ def add_constraint(self, exprs: Any, name: str | None = None, *,
         ``y{i}``, ``th{i}``) and ``hy.time`` (driven, rheonomic constraints such as
         ``th0 - ω t``); each must involve at least one coordinate.
     name : str, optional
-        Used in the multiplier labels.
+        Its name (default ``"constraint<k>"``, the first free k), used in the multiplier
+        labels.
     velocity_level : bool
         The rows are velocity constraints :math:`A(q, t)\dot q + b(q, t) = 0` and may use
         ``model.velocities(i)``.
@@ -329,15 +326,7 @@ def add_constraint(self, exprs: Any, name: str | None = None, *,
     str
         The constraint's name.
     """
-    vel = check_flag(velocity_level, "velocity_level")
-
-    def make(data, k):
-        rows = check_rows(exprs, len(data.bars), vel)
-        nm = self._editor.unique_name(name, f"constraint {k}", data)
-        return UserConstraint(rows, nm, vel)
-
-    k = self._editor.add(make, UserConstraint)
-    return self._data.of(UserConstraint)[k].name
+    return self.add(UserConstraint(exprs=exprs, velocity_level=velocity_level, name=name))
 
 
 def add_knife_edge(self, bar_index: int, s: float, name: str | None = None) -> str:
@@ -392,6 +381,10 @@ def set_constraint_active(self, constraint: str | int, active: bool) -> None:
     def make(data, old, k):
         c = old.copy()
         c.active = flag
+    spec = kind.specs().get("active")
+    if spec is not None and spec.editable:
+        self.set(self._data.of(kind)[pos].name, active=flag)
+        return
         return c
 
     self._editor.replace(kind, pos, make)
@@ -410,7 +403,7 @@ def set_constraint_offset(self, constraint: str | int, offset: Any) -> None:
     kind, pos = self._editor.find_named(constraint)
     if kind is not CoordinateConstraint:
         raise ValueError(f"constraint {constraint!r} is not a coordinate constraint")
-    self._editor.replace(kind, pos, lambda data, old, k: old.with_offset(offset))
+    self.set(self._data.of(kind)[pos].name, offset=offset)
 
 
 def remove_constraint(self, constraint: str | int) -> None:
@@ -422,7 +415,7 @@ def remove_constraint(self, constraint: str | int) -> None:
         Name, or index among the named constraints.
     """
     kind, pos = self._editor.find_named(constraint)
-    self._editor.remove(kind, pos)
+    self.remove(self._data.of(kind)[pos].name)
 
 
 def add_spring_damper(self, bar_a: int, s_a: float, bar_b: int | None, s_b: float = 0.0,
