@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import math
+import numbers
 from collections.abc import Sequence
 from typing import Any
 
@@ -19,6 +20,7 @@ import heyoka as hy
 import numpy as np
 
 from .._repr import short_repr
+from . import names
 from .data import Bar, Particle, RigidBody, check_points, check_shape
 from .elements import (
     KINDS,
@@ -48,12 +50,14 @@ from .elements import (
     Weld,
 )
 from .elements.actuators import parameter_variable
+from .elements.body_points import local_at
 from .elements.switching import REST_SPEED
 from .symbolic import parameter_layout
 from .symbolic import parameter_symbols as _parameter_symbols
 from .validation import (
     check_flag,
     check_index,
+    check_point,
     check_positive,
     check_real,
     check_stabilization,
@@ -377,14 +381,14 @@ def set_constraint_active(self, constraint: str | int, active: bool) -> None:
         raise ValueError(f"constraint {constraint!r} is not a {switchable}; only those have "
                          "an active flag (remove others instead)")
     flag = check_flag(active, "active")
-
-    def make(data, old, k):
-        c = old.copy()
-        c.active = flag
     spec = kind.specs().get("active")
     if spec is not None and spec.editable:
         self.set(self._data.of(kind)[pos].name, active=flag)
         return
+
+    def make(data, old, k):
+        c = old.copy()
+        c.active = flag
         return c
 
     self._editor.replace(kind, pos, make)
@@ -1065,19 +1069,32 @@ def add_weld(self, body_a: int | None, body_b: int, at: Sequence[float] | None =
     at : pair of float, optional
         The weld point (m, global, initial pose); default: body b's mass centre.
     name : str, optional
-        Its name (default ``"weld k"``).
+        Its name (default ``"weld<k>"``, the first free k).
 
     Returns
     -------
     str
         The weld's name.
     """
-    def make(data, k):
-        nm = self._editor.unique_name(name, f"weld {k}", data)
-        return Weld.create(body_a, body_b, at, nm, data.bars)
+    point_a = point_b = None
+    if at is not None:  # the weld point in each frame
+        P = check_point(at, "add_weld: at")
+        point_a, point_b = (_in_frame(self._data.bars, i, P) for i in (body_a, body_b))
+    return self.add(Weld(body_a=body_a, body_b=body_b, point_a=point_a, point_b=point_b,
+                         name=name))
 
-    k = self._editor.add(make, Weld)
-    return self._data.of(Weld)[k].name
+
+def _in_frame(bodies: list, body: Any, P: tuple[float, float]) -> tuple[float, float] | None:
+    """Return the ground point ``P`` in the frame of ``body`` (the ground: ``P`` itself).
+
+    None if ``body`` is not a posed body of the model: the weld's checks then say why.
+    """
+    if body is None:
+        return P
+    if isinstance(body, numbers.Integral) and not isinstance(body, (bool, np.bool_)) \
+            and 0 <= body < len(bodies) and bodies[body].pose is not None:
+        return local_at(bodies, int(body), P)
+    return None
 
 
 def add_distance(self, body_a: int | None, point_a: Any, body_b: int | None,
@@ -1099,19 +1116,15 @@ def add_distance(self, body_a: int | None, point_a: Any, body_b: int | None,
     length : float, optional
         The link's length (m); default: the initial distance of the points.
     name : str, optional
-        Its name (default ``"distance k"``).
+        Its name (default ``"distance<k>"``, the first free k).
 
     Returns
     -------
     str
         The link's name.
     """
-    def make(data, k):
-        nm = self._editor.unique_name(name, f"distance {k}", data)
-        return Distance.create(body_a, point_a, body_b, point_b, length, nm, data.bars)
-
-    k = self._editor.add(make, Distance)
-    return self._data.of(Distance)[k].name
+    return self.add(Distance(body_a=body_a, point_a=point_a, body_b=body_b, point_b=point_b,
+                             length=length, name=name))
 
 
 def add_pin(self, body_a: int | None, point_a: Any, body_b: int, point_b: Any, *,
@@ -1132,20 +1145,23 @@ def add_pin(self, body_a: int | None, point_a: Any, body_b: int, point_b: Any, *
     body_b : int
         The second body.
     name : str, optional
-        Its name (default ``"pin k"``).
+        Its name (default ``"pin<k>"``, the first free k).
 
     Returns
     -------
     str
         The pin's name.
     """
-    def make(data, k):
-        nm = self._editor.unique_name(name, f"pin {k}", data)
-        return BodyPin.create(body_a, point_a, body_b, point_b, nm, data.bars,
-                              self.tolerance)
-
-    k = self._editor.add(make, BodyPin)
-    return self._data.of(BodyPin)[k].name
+    pin = BodyPin(body_a=body_a, point_a=point_a, body_b=body_b, point_b=point_b, name=name)
+    bodies = self._data.bars
+    where = names.default_name(self._data, BodyPin.prefix) if name is None else name
+    gap = pin.checked(bodies, where).gap(bodies)
+    scale = max([1.0] + [abs(c) for bar in bodies if bar.pose for c in bar.pose[:2]])
+    if gap > self.tolerance * scale:
+        raise ValueError(f"{where}: the two points are {gap:.3g} m apart in the initial "
+                         "pose; move the bodies so that they coincide, or call "
+                         "model.assemble() after adding the pin")
+    return self.add(pin)
 
 
 def set_distance_length(self, name: str, length: float) -> None:
@@ -1161,14 +1177,7 @@ def set_distance_length(self, name: str, length: float) -> None:
     kind, pos = self._editor.find_name(name, "distance")
     if kind is not Distance:
         raise ValueError(f"{name!r} is a {kind.title}, not a distance link")
-    value = check_positive(length, f"{name}: length")
-
-    def make(data, old, k):
-        new = old.copy()
-        new.length = value
-        return new
-
-    self._editor.replace(Distance, pos, make)
+    self.set(name, length=length)
 
 
 def add_rolling_on_line(self, body: int, angle: float = 0.0,
