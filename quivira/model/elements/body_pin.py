@@ -8,7 +8,8 @@ point of a rigid body. The rows are
 
 and their multipliers the force (N) on body b along x and y (its opposite on body a). This is
 :class:`~.pin_joint.PinJoint` for points off a body's axis, as the bodies of Andrews'
-mechanism need (IFToMM A03). Parameters (runtime): the points' :math:`(u, v)`.
+mechanism need (IFToMM A03). Parameters (runtime): the points' :math:`(u, v)`. The rows are
+labelled ``"<name>.x"`` and ``"<name>.y"``.
 """
 
 from __future__ import annotations

@@ -11,6 +11,7 @@ generalized constraint force, so a row acts with :math:`+X_1^T\lambda` on bar 1 
 :math:`-X_0^T\lambda` on bar 0 (Exudyn reports the opposite sign). The constraint is
 switchable: ``active=False`` replaces its rows by :math:`\lambda = 0` through a runtime
 parameter, without recompiling. Parameters: ``active`` (1 or 0) and ``offset`` per row.
+Row ``r`` is labelled ``"<name>.row<r>"``.
 """
 
 from __future__ import annotations

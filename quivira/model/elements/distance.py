@@ -8,7 +8,8 @@ With :math:`d = p_b - p_a` the vector between the points (body-frame points, see
 scaled so that its multiplier is the link's **tension** :math:`T` (N): the link pulls point b
 toward a with the force :math:`-T\,d/\ell` (and a toward b with :math:`+T\,d/\ell`);
 :math:`T < 0` is compression. Same constraint as Exudyn's ``ObjectConnectorDistance``.
-Parameters (runtime): the points' :math:`(u, v)`, :math:`1/(2\ell)` and :math:`\ell/2`.
+Parameters (runtime): the points' :math:`(u, v)`, :math:`1/(2\ell)` and :math:`\ell/2`. The
+row is labelled ``"<name>.tension"``.
 """
 
 from __future__ import annotations

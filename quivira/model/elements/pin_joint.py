@@ -9,6 +9,7 @@ with :math:`p_i(s) = (x_i, y_i) + sL_i(\cos θ_i, \sin θ_i)`. Their multipliers
 :math:`(\lambda_{k,x}, \lambda_{k,y})` are the force the joint exerts on bar :math:`b_k` at
 its joint point, and :math:`-\sum_k \lambda_k` the force on bar :math:`b_0` (global frame,
 newtons for SI data). Parameters: :math:`s_k L_{b_k}` per bar (``("joint", j, k, "sL")``).
+The rows are labelled with the joint's name and the bar: ``"joint2.bar3.x"``.
 
 A *centre pin* joins two bodies at both their centres (:math:`s = 0` on each, the pin at the
 centre of a scissor's X): its rows are :math:`x_1 - x_0 = 0`, :math:`y_1 - y_0 = 0` exactly, and
@@ -29,7 +30,7 @@ from . import fields
 from .base import Constraint, Row, RowContext, shift_bar
 
 
-def sequence(value: Any, what: str) -> list:
+def _as_list(value: Any, what: str) -> list:
     """Return ``value`` as a list (a list, tuple or array; TypeError naming ``what``)."""
     if isinstance(value, (str, bytes, dict, set, frozenset)) or not hasattr(value, "__iter__"):
         raise TypeError(f"{what} must be a list, got {short_repr(value)}")
@@ -60,8 +61,8 @@ class PinJoint(Constraint):
 
     def check(self, bodies: list, where: str) -> PinJoint:
         """Return the joint with its bars and points checked against each other."""
-        bars = sequence(self.bars, f"{where}.bars")
-        ss = sequence(self.s, f"{where}.s")
+        bars = _as_list(self.bars, f"{where}.bars")
+        ss = _as_list(self.s, f"{where}.s")
         if len(bars) < 2:
             raise ValueError(f"{where}.bars: a joint needs at least two bars, got {len(bars)}")
         if len(ss) != len(bars):

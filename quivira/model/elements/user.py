@@ -7,6 +7,7 @@ may also use the velocities (``model.variables(i)[1]``: ``vx{i}``, ``vy{i}``, ``
 Their Jacobians and :math:`\dot J\dot q` (with the :math:`\partial/\partial t` terms) are
 derived automatically (:mod:`quivira.constraint_rows`); each entry is one opaque term of the
 assembled equations. No runtime parameters: numbers are written into the expressions.
+Row ``r`` is labelled ``"<name>.row<r>"``.
 """
 
 from __future__ import annotations

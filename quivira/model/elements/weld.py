@@ -10,7 +10,8 @@ With the weld point given in both body frames, :math:`(u_a, v_a)` on body a and
 :math:`(\lambda_x, \lambda_y)` are the force the weld exerts on body b at the weld point
 (global frame, N), :math:`-(\lambda_x, \lambda_y)` the force on body a, and
 :math:`\lambda_θ` the torque on body b about the weld point (N·m; its opposite on a).
-Parameters (runtime): :math:`u_a, v_a, u_b, v_b, φ_0`.
+Parameters (runtime): :math:`u_a, v_a, u_b, v_b, φ_0`. The rows are labelled ``"<name>.x"``,
+``"<name>.y"`` and ``"<name>.torque"``.
 """
 
 from __future__ import annotations
