@@ -17,6 +17,7 @@ centre + s·L·(cos θ, sin θ), s in [-0.5, 0.5]; inertia m L²/12; gravity g a
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import math
@@ -42,7 +43,7 @@ from .elements import (
     Support,
 )
 from .elements.actuators import parameter_variable
-from .elements.pin_joint import infer_joints
+from .elements.pin_joint import inferred_joints
 from .linearize import Linearization, Linearizer, Modes
 from .names import Name
 from .results import AssemblyReport, ConstraintCheck, Sparsity, StateMatrices
@@ -549,7 +550,8 @@ class bar_joint_model:  # noqa: N801 - API name
         Returns
         -------
         int
-            The joint's index.
+            The joint's index. Its name (the first free ``joint<k>``, see
+            :attr:`elements`) labels its rows, e.g. ``"joint0.bar1.x"``.
 
         Examples
         --------
@@ -571,8 +573,8 @@ class bar_joint_model:  # noqa: N801 - API name
         >>> round(float(eq.support_force(0)[1]), 6), round(3.0 * 9.81, 6)
         (29.43, 29.43)
         """
-        return self._editor.add(
-            lambda data, j: PinJoint.create(bar_index, s, len(data.bars), j), PinJoint)
+        self.add(PinJoint(bars=bar_index, s=s))
+        return len(self._data.of(PinJoint)) - 1
 
 
     def add_support(self, bar_index: int, s: float, dof_in_x: bool | None = None,
@@ -725,7 +727,16 @@ class bar_joint_model:  # noqa: N801 - API name
             self._editor.posed_bar(i, "infer_joints")
         # an inferred joint must pass the start-up check (tolerance relative to the length scale)
         eps = 0.5 * self.tolerance * self._data.length_scale()
-        self._editor.edit("joints inferred", lambda data: infer_joints(data, eps))
+        old = self._data.of(PinJoint)
+        found = inferred_joints(self._data, eps)
+        with self.batch():
+            for k, (bars, s) in enumerate(found[:len(old)]):
+                if len(bars) > len(old[k].bars):  # bars meeting at the joint's point join it
+                    self._editor.replace(PinJoint, k, lambda data, el, _, bars=bars, s=s:
+                                         dataclasses.replace(el, bars=bars, s=s)
+                                         .checked(data.bars, el.name))
+            for bars, s in found[len(old):]:
+                self.add(PinJoint(bars=bars, s=s))
         return len(self._data.of(PinJoint))
 
     # ------------------------------------------------------------------ state

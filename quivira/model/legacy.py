@@ -10,7 +10,9 @@ the next release.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import math
+import numbers
 from collections.abc import Sequence
 from typing import Any
 
@@ -18,6 +20,7 @@ import heyoka as hy
 import numpy as np
 
 from .._repr import short_repr
+from . import names
 from .data import Bar, Particle, RigidBody, check_points, check_shape
 from .elements import (
     KINDS,
@@ -47,13 +50,14 @@ from .elements import (
     Weld,
 )
 from .elements.actuators import parameter_variable
+from .elements.body_points import local_at
 from .elements.switching import REST_SPEED
-from .elements.user import check_rows
 from .symbolic import parameter_layout
 from .symbolic import parameter_symbols as _parameter_symbols
 from .validation import (
     check_flag,
     check_index,
+    check_point,
     check_positive,
     check_real,
     check_stabilization,
@@ -216,9 +220,16 @@ def set_joint(self, joint_index: int, bar_index: Sequence[int] | None = None,
     bar_index, s : list, optional
         New bars and local coordinates (as :meth:`add_joint`); None keeps them.
     """
-    self._editor.replace(PinJoint, joint_index, lambda data, old, j: PinJoint.create(
-        old.bars if bar_index is None else bar_index, old.s if s is None else s,
-        len(data.bars), j))
+    joints = self._data.of(PinJoint)
+    old = joints[check_index(joint_index, len(joints), "joint")]
+    if bar_index is None:
+        if s is not None:
+            self.set(old.name, s=s)
+        return
+    # the bars are topology, not a value to set: the joint is replaced where it is, so that
+    # its index (the rows' order) stays
+    self._editor.replace(PinJoint, joint_index, lambda data, el, _: dataclasses.replace(
+        el, bars=bar_index, s=el.s if s is None else s).checked(data.bars, el.name))
 
 
 def set_support(self, support_index: int, *, x: float | None = None, y: float | None = None,
@@ -284,20 +295,17 @@ def add_coordinate_constraint(self, bar0: int | None, bar1: int | None, X0: Any 
     active : bool
         False: the rows become :math:`\lambda = 0` (see :meth:`set_constraint_active`).
     name : str, optional
-        Used in the multiplier labels and for :meth:`Trajectory.constraint_output`.
+        Its name (default ``"coordinate<k>"``, the first free k), used in the multiplier
+        labels and for :meth:`Trajectory.constraint_output`.
 
     Returns
     -------
     str
         The constraint's name.
     """
-    def make(data, k):
-        nm = self._editor.unique_name(name, f"coordinate constraint {k}", data)
-        return CoordinateConstraint.create(bar0, bar1, X0, X1, Y0, Y1, offset,
-                                           velocity_level, active, nm, len(data.bars))
-
-    k = self._editor.add(make, CoordinateConstraint)
-    return self._data.of(CoordinateConstraint)[k].name
+    return self.add(CoordinateConstraint(bar0=bar0, bar1=bar1, X0=X0, X1=X1, Y0=Y0, Y1=Y1,
+                                         offset=offset, velocity_level=velocity_level,
+                                         active=active, name=name))
 
 
 def add_constraint(self, exprs: Any, name: str | None = None, *,
@@ -311,7 +319,8 @@ def add_constraint(self, exprs: Any, name: str | None = None, *,
         ``y{i}``, ``th{i}``) and ``hy.time`` (driven, rheonomic constraints such as
         ``th0 - ω t``); each must involve at least one coordinate.
     name : str, optional
-        Used in the multiplier labels.
+        Its name (default ``"constraint<k>"``, the first free k), used in the multiplier
+        labels.
     velocity_level : bool
         The rows are velocity constraints :math:`A(q, t)\dot q + b(q, t) = 0` and may use
         ``model.velocities(i)``.
@@ -321,15 +330,7 @@ def add_constraint(self, exprs: Any, name: str | None = None, *,
     str
         The constraint's name.
     """
-    vel = check_flag(velocity_level, "velocity_level")
-
-    def make(data, k):
-        rows = check_rows(exprs, len(data.bars), vel)
-        nm = self._editor.unique_name(name, f"constraint {k}", data)
-        return UserConstraint(rows, nm, vel)
-
-    k = self._editor.add(make, UserConstraint)
-    return self._data.of(UserConstraint)[k].name
+    return self.add(UserConstraint(exprs=exprs, velocity_level=velocity_level, name=name))
 
 
 def add_knife_edge(self, bar_index: int, s: float, name: str | None = None) -> str:
@@ -380,7 +381,8 @@ def set_constraint_active(self, constraint: str | int, active: bool) -> None:
         raise ValueError(f"constraint {constraint!r} is not a {switchable}; only those have "
                          "an active flag (remove others instead)")
     flag = check_flag(active, "active")
-    if "active" in kind.specs():  # a declared field: the generic edit
+    spec = kind.specs().get("active")
+    if spec is not None and spec.editable:  # a declared field: the generic edit
         self.set(self._data.of(kind)[pos].name, active=flag)
         return
 
@@ -405,7 +407,7 @@ def set_constraint_offset(self, constraint: str | int, offset: Any) -> None:
     kind, pos = self._editor.find_named(constraint)
     if kind is not CoordinateConstraint:
         raise ValueError(f"constraint {constraint!r} is not a coordinate constraint")
-    self._editor.replace(kind, pos, lambda data, old, k: old.with_offset(offset))
+    self.set(self._data.of(kind)[pos].name, offset=offset)
 
 
 def remove_constraint(self, constraint: str | int) -> None:
@@ -417,7 +419,7 @@ def remove_constraint(self, constraint: str | int) -> None:
         Name, or index among the named constraints.
     """
     kind, pos = self._editor.find_named(constraint)
-    self._editor.remove(kind, pos)
+    self.remove(self._data.of(kind)[pos].name)
 
 
 def add_spring_damper(self, bar_a: int, s_a: float, bar_b: int | None, s_b: float = 0.0,
@@ -872,7 +874,8 @@ def remove_joint(self, joint_index: int) -> None:
     joint_index : int
         The joint.
     """
-    self._editor.remove(PinJoint, joint_index)
+    joints = self._data.of(PinJoint)
+    self.remove(joints[check_index(joint_index, len(joints), "joint")].name)
 
 
 def remove_support(self, support_index: int) -> None:
@@ -1037,19 +1040,32 @@ def add_weld(self, body_a: int | None, body_b: int, at: Sequence[float] | None =
     at : pair of float, optional
         The weld point (m, global, initial pose); default: body b's mass centre.
     name : str, optional
-        Its name (default ``"weld k"``).
+        Its name (default ``"weld<k>"``, the first free k).
 
     Returns
     -------
     str
         The weld's name.
     """
-    def make(data, k):
-        nm = self._editor.unique_name(name, f"weld {k}", data)
-        return Weld.create(body_a, body_b, at, nm, data.bars)
+    point_a = point_b = None
+    if at is not None:  # the weld point in each frame
+        P = check_point(at, "add_weld: at")
+        point_a, point_b = (_in_frame(self._data.bars, i, P) for i in (body_a, body_b))
+    return self.add(Weld(body_a=body_a, body_b=body_b, point_a=point_a, point_b=point_b,
+                         name=name))
 
-    k = self._editor.add(make, Weld)
-    return self._data.of(Weld)[k].name
+
+def _in_frame(bodies: list, body: Any, P: tuple[float, float]) -> tuple[float, float] | None:
+    """Return the ground point ``P`` in the frame of ``body`` (the ground: ``P`` itself).
+
+    None if ``body`` is not a posed body of the model: the weld's checks then say why.
+    """
+    if body is None:
+        return P
+    if isinstance(body, numbers.Integral) and not isinstance(body, (bool, np.bool_)) \
+            and 0 <= body < len(bodies) and bodies[body].pose is not None:
+        return local_at(bodies, int(body), P)
+    return None
 
 
 def add_distance(self, body_a: int | None, point_a: Any, body_b: int | None,
@@ -1071,19 +1087,15 @@ def add_distance(self, body_a: int | None, point_a: Any, body_b: int | None,
     length : float, optional
         The link's length (m); default: the initial distance of the points.
     name : str, optional
-        Its name (default ``"distance k"``).
+        Its name (default ``"distance<k>"``, the first free k).
 
     Returns
     -------
     str
         The link's name.
     """
-    def make(data, k):
-        nm = self._editor.unique_name(name, f"distance {k}", data)
-        return Distance.create(body_a, point_a, body_b, point_b, length, nm, data.bars)
-
-    k = self._editor.add(make, Distance)
-    return self._data.of(Distance)[k].name
+    return self.add(Distance(body_a=body_a, point_a=point_a, body_b=body_b, point_b=point_b,
+                             length=length, name=name))
 
 
 def add_pin(self, body_a: int | None, point_a: Any, body_b: int, point_b: Any, *,
@@ -1104,20 +1116,23 @@ def add_pin(self, body_a: int | None, point_a: Any, body_b: int, point_b: Any, *
     body_b : int
         The second body.
     name : str, optional
-        Its name (default ``"pin k"``).
+        Its name (default ``"pin<k>"``, the first free k).
 
     Returns
     -------
     str
         The pin's name.
     """
-    def make(data, k):
-        nm = self._editor.unique_name(name, f"pin {k}", data)
-        return BodyPin.create(body_a, point_a, body_b, point_b, nm, data.bars,
-                              self.tolerance)
-
-    k = self._editor.add(make, BodyPin)
-    return self._data.of(BodyPin)[k].name
+    pin = BodyPin(body_a=body_a, point_a=point_a, body_b=body_b, point_b=point_b, name=name)
+    bodies = self._data.bars
+    where = names.default_name(self._data, BodyPin.prefix) if name is None else name
+    gap = pin.checked(bodies, where).gap(bodies)
+    scale = max([1.0] + [abs(c) for bar in bodies if bar.pose for c in bar.pose[:2]])
+    if gap > self.tolerance * scale:
+        raise ValueError(f"{where}: the two points are {gap:.3g} m apart in the initial "
+                         "pose; move the bodies so that they coincide, or call "
+                         "model.assemble() after adding the pin")
+    return self.add(pin)
 
 
 def set_distance_length(self, name: str, length: float) -> None:
@@ -1133,14 +1148,7 @@ def set_distance_length(self, name: str, length: float) -> None:
     kind, pos = self._editor.find_name(name, "distance")
     if kind is not Distance:
         raise ValueError(f"{name!r} is a {kind.title}, not a distance link")
-    value = check_positive(length, f"{name}: length")
-
-    def make(data, old, k):
-        new = old.copy()
-        new.length = value
-        return new
-
-    self._editor.replace(Distance, pos, make)
+    self.set(name, length=length)
 
 
 def add_rolling_on_line(self, body: int, angle: float = 0.0,

@@ -59,7 +59,7 @@ class Trajectory:
         Lagrange multipliers, one column per constraint row (``J^T λ`` is the generalized
         constraint force: N for rows of positions in m).
     constraint_labels : list of str
-        One label per row, e.g. ``"joint 2 · bar 3 · x"``, ``"support 0 · y"``.
+        One label per row, ``<element>.<row>``, e.g. ``"joint2.bar3.x"``, ``"support0.y"``.
     energy, kinetic_energy, potential_energy : ndarray (n_points,)
         Mechanical energy :math:`T + V` (J), with :math:`V` the gravity potential plus the
         potential of the conservative loads (so ``energy`` is conserved by the exact motion of
@@ -400,7 +400,7 @@ class Trajectory:
         Parameters
         ----------
         label : str
-            A label of :attr:`constraint_labels`, e.g. ``"joint 0 · bar 1 · x"``.
+            A label of :attr:`constraint_labels`, e.g. ``"joint0.bar1.x"``.
         """
         try:
             return self.lambda_mult[:, self.constraint_labels.index(label)]

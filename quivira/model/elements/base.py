@@ -57,7 +57,7 @@ class Row:
         :data:`~quivira.model.monomials.Poly` in the factors of :class:`RowContext`, or a
         heyoka expression of the coordinate variables (user rows).
     label : str
-        Readable label, e.g. ``"joint 2 · bar 3 · x"``.
+        Readable label ``<element>.<row>``, e.g. ``"joint2.bar3.x"``.
     bar : int or None
         The bar the row's multiplier acts on as a force (reactions), if any.
     axis : str or int
@@ -518,8 +518,8 @@ class Element(ABC):
                 from ...expression_codec import encode_expression
 
                 v = encode_expression(v)
-            elif isinstance(v, tuple):
-                v = list(v)
+            elif isinstance(v, (tuple, list)):  # a copy: the data never shares the element's
+                v = copy.deepcopy(list(v))
             out[fname] = v
         return out
 
