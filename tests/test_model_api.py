@@ -426,7 +426,7 @@ def test_print_model_mentions_everything(capsys):
     m.print_model()
     out = capsys.readouterr().out
     for word in ("bar 0", "bar 1", "bar 2", "bar 3", "joint 0", "joint 1", "support 0",
-                 "support 1", "force 0"):
+                 "support 1", "force0"):
         assert word in out, word
 
 

@@ -656,10 +656,29 @@ class bar_joint_model:  # noqa: N801 - API name
         Returns
         -------
         int
-            The force's index.
+            The force's index. The load is named ``"force<k>"`` (the first free ``k``) in
+            :attr:`elements` and :meth:`parameters`, e.g. ``"force0.fy"``.
+
+        Examples
+        --------
+        A horizontal bar pinned at its left end, held level by a point load: the load's
+        moment about the pin balances the weight's.
+
+        >>> import quivira
+        >>> model = quivira.bar_joint_model()
+        >>> beam = model.add_bar_at_attitude(0.5, 0.0, 0.0, 1.0, 2.0)
+        >>> model.add_support(beam, -0.5, fixed_x=True, fixed_y=True)
+        0
+        >>> model.add_external_force(beam, 0.5, 0.0, 9.81)  # m g L/2 = F L
+        0
+        >>> list(model.elements)
+        ['support0', 'force0']
+        >>> eq = model.equilibrium()
+        >>> [round(float(v), 6) for v in eq.support_force(0)]
+        [0.0, 9.81]
         """
-        return self._editor.add(lambda data, k: PointLoad.create(
-            bar_index, s, fx, fy, torque, len(data.bars), k), PointLoad)
+        self.add(PointLoad(bar=bar_index, s=s, fx=fx, fy=fy, torque=torque))
+        return len(self._data.of(PointLoad)) - 1
 
 
     # ------------------------------------------------------------------ constraints

@@ -93,6 +93,12 @@ def forces(self) -> list[PointLoad]:
     """Return copies of the point loads."""
     return [e.copy() for e in self._data.of(PointLoad)]
 
+def _force_name(self, force_index: int) -> str:
+    """Return the name of the constant point load ``force_index``."""
+    loads = self._data.of(PointLoad)
+    return loads[check_index(force_index, len(loads), "force")].name
+
+
 
 def stabilization(self) -> float:
     """Baumgarte rate α (1/s) of :meth:`simulate` (default 10 per second)."""
@@ -254,10 +260,9 @@ def set_force(self, force_index: int, *, fx: float | None = None, fy: float | No
     fx, fy, torque, s : float, optional
         New values, as :meth:`add_external_force`.
     """
-    self._editor.replace(PointLoad, force_index, lambda data, o, k: PointLoad.create(
-        o.bar, o.s if s is None else s, o.fx if fx is None else fx,
-        o.fy if fy is None else fy, o.torque if torque is None else torque,
-        len(data.bars), k))
+    values = {f: v for f, v in (("fx", fx), ("fy", fy), ("torque", torque), ("s", s))
+              if v is not None}
+    self.set(_force_name(self, force_index), **values)
 
 
 def add_coordinate_constraint(self, bar0: int | None, bar1: int | None, X0: Any = None,
@@ -920,7 +925,7 @@ def remove_force(self, force_index: int) -> None:
     force_index : int
         The load.
     """
-    self._editor.remove(PointLoad, force_index)
+    self.remove(_force_name(self, force_index))
 
 
 def add_particle(self, x: float, y: float, m: float, *, vx: float = 0.0,
