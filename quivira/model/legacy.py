@@ -449,7 +449,7 @@ def add_spring_damper(self, bar_a: int, s_a: float, bar_b: int | None, s_b: floa
     ground_point : pair of float, optional
         The ground end ``(x, y)`` (m) when ``bar_b`` is None.
     name : str, optional
-        Its name (default ``"spring k"``), for :meth:`set_spring` and
+        Its name (default ``"spring<k>"``), for :meth:`set_spring` and
         :meth:`Trajectory.element_power`.
 
     Returns
@@ -457,13 +457,8 @@ def add_spring_damper(self, bar_a: int, s_a: float, bar_b: int | None, s_b: floa
     str
         The spring's name.
     """
-    def make(data, pos):
-        nm = self._editor.unique_name(name, f"spring {pos}", data)
-        return SpringDamper.create(bar_a, s_a, bar_b, s_b, ground_point, k, l0, c, nm,
-                                   data.bars)
-
-    pos = self._editor.add(make, SpringDamper)
-    return self._data.of(SpringDamper)[pos].name
+    return self.add(SpringDamper(bar_a=bar_a, s_a=s_a, bar_b=bar_b, s_b=s_b,
+                                 ground=ground_point, k=k, l0=l0, c=c, name=name))
 
 
 def add_torsional_spring(self, bar_a: int | None, bar_b: int, k: float,
@@ -489,19 +484,15 @@ def add_torsional_spring(self, bar_a: int | None, bar_b: int, k: float,
     preload : float
         Constant torque :math:`τ_0` (N m).
     name : str, optional
-        Its name (default ``"torsional spring k"``).
+        Its name (default ``"torsion<k>"``).
 
     Returns
     -------
     str
         The spring's name.
     """
-    def make(data, pos):
-        nm = self._editor.unique_name(name, f"torsional spring {pos}", data)
-        return TorsionalSpring.create(bar_a, bar_b, k, phi0, c, preload, nm, data.bars)
-
-    pos = self._editor.add(make, TorsionalSpring)
-    return self._data.of(TorsionalSpring)[pos].name
+    return self.add(TorsionalSpring(bar_a=bar_a, bar_b=bar_b, k=k, phi0=phi0, c=c,
+                                    preload=preload, name=name))
 
 
 def set_spring(self, name: str, **values: float) -> None:
@@ -517,15 +508,10 @@ def set_spring(self, name: str, **values: float) -> None:
     **values : float
         The new values (N/m, m, N s/m; N m/rad, rad, N m s/rad, N m).
     """
-    kind, pos = self._editor.find_name(name, "spring")
+    kind, _ = self._editor.find_name(name, "spring")
     if kind not in (SpringDamper, TorsionalSpring):
         raise ValueError(f"{name!r} is a {kind.title}, not a spring")
-    allowed = ("k", "l0", "c") if kind is SpringDamper else ("k", "phi0", "c", "preload")
-    unknown = sorted(set(values) - set(allowed))
-    if unknown:
-        raise ValueError(f"set_spring: unknown values {unknown} for a {kind.title}; "
-                         f"allowed: {allowed}")
-    self._editor.replace(kind, pos, lambda data, old, k: old.with_values(**values))
+    self.set(name, **values)
 
 
 def add_parameter(self, name: str, value: float) -> hy.expression:
