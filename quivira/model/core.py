@@ -693,14 +693,16 @@ class bar_joint_model:  # noqa: N801 - API name
 
 
     def parameter(self, name: str) -> hy.expression:
-        """Return the named runtime parameter ``name`` as a heyoka expression, for actuator laws.
+        """Return the named runtime parameter ``name`` as a heyoka expression, for laws.
 
-        For example ``A = model.parameter("A"); model.add_torque_actuator(0, A * hy.sin(hy.time))``.
+        For example, after ``model.add(Parameter(name="A", value=0.5))``,
+        ``model.add(TorqueActuator(bar=0, torque=model.parameter("A") * hy.sin(hy.time)))``;
+        ``model.set("A", 0.7)`` then re-simulates without compiling.
 
         Parameters
         ----------
         name : str
-            A parameter added with :meth:`add_parameter`.
+            A :class:`~quivira.model.elements.Parameter` of the model.
         """
         kind, _ = self._editor.find_name(name, "parameter")
         if kind is not Parameter:
@@ -709,8 +711,6 @@ class bar_joint_model:  # noqa: N801 - API name
 
 
 
-    def _parameter_names(self, data) -> list[str]:
-        return [p.name for p in data.of(Parameter)]
 
 
 

@@ -46,7 +46,6 @@ from .elements import (
     UserEvent,
     Weld,
 )
-from .elements.actuators import parameter_variable
 from .elements.switching import REST_SPEED
 from .elements.user import check_rows
 from .symbolic import parameter_layout
@@ -93,11 +92,11 @@ def forces(self) -> list[PointLoad]:
     """Return copies of the point loads."""
     return [e.copy() for e in self._data.of(PointLoad)]
 
+
 def _force_name(self, force_index: int) -> str:
     """Return the name of the constant point load ``force_index``."""
     loads = self._data.of(PointLoad)
     return loads[check_index(force_index, len(loads), "force")].name
-
 
 
 def stabilization(self) -> float:
@@ -526,8 +525,9 @@ def add_parameter(self, name: str, value: float) -> hy.expression:
     value : float
         Its value (in the units the laws give it).
     """
-    self._editor.add(lambda data, pos: Parameter.create(name, value, data.all_names()),
-                     Parameter)
+    if not isinstance(name, str):
+        raise TypeError(f"parameter name must be a string, got {short_repr(name)}")
+    self.add(Parameter(name=name, value=value))
     return self.parameter(name)
 
 
@@ -541,11 +541,10 @@ def set_parameter(self, name: str, value: float) -> None:
     value : float
         Its new value.
     """
-    kind, pos = self._editor.find_name(name, "parameter")
+    kind, _ = self._editor.find_name(name, "parameter")
     if kind is not Parameter:
         raise ValueError(f"{name!r} is a {kind.title}, not a parameter")
-    self._editor.replace(kind, pos, lambda data, old, k: Parameter.create(
-        old.name, value, set()))
+    self.set(name, value=value)
 
 
 def add_force_actuator(self, bar_index: int, s: float, fx: Any, fy: Any, *,
@@ -567,20 +566,14 @@ def add_force_actuator(self, bar_index: int, s: float, fx: Any, fy: Any, *,
     frame : {"ground", "bar"}
         The frame of the components.
     name : str, optional
-        Its name (default ``"force actuator k"``).
+        Its name (default ``"actuator<k>"``).
 
     Returns
     -------
     str
         Its name.
     """
-    def make(data, pos):
-        nm = self._editor.unique_name(name, f"force actuator {pos}", data)
-        return ForceActuator.create(bar_index, s, fx, fy, frame, nm, len(data.bars),
-                                    self._parameter_names(data))
-
-    pos = self._editor.add(make, ForceActuator)
-    return self._data.of(ForceActuator)[pos].name
+    return self.add(ForceActuator(bar=bar_index, s=s, fx=fx, fy=fy, frame=frame, name=name))
 
 
 def add_torque_actuator(self, bar_index: int, torque: Any, *, bar_a: int | None = None,
@@ -599,31 +592,24 @@ def add_torque_actuator(self, bar_index: int, torque: Any, *, bar_a: int | None 
     bar_a : int, optional
         The bar receiving :math:`-τ` (a torque between two bars).
     name : str, optional
-        Its name (default ``"torque actuator k"``).
+        Its name (default ``"torque<k>"``).
 
     Returns
     -------
     str
         Its name.
     """
-    def make(data, pos):
-        nm = self._editor.unique_name(name, f"torque actuator {pos}", data)
-        return TorqueActuator.create(bar_index, torque, bar_a, nm, len(data.bars),
-                                     self._parameter_names(data))
-
-    pos = self._editor.add(make, TorqueActuator)
-    return self._data.of(TorqueActuator)[pos].name
+    return self.add(TorqueActuator(bar=bar_index, torque=torque, bar_a=bar_a, name=name))
 
 
 def load_names(self) -> list[str]:
-    """Return the names of the loads (constant loads ``"force k"``, springs, actuators).
+    """Return the names of the loads (constant loads ``"force<k>"``, springs, actuators).
 
     As used by :meth:`Trajectory.element_power`.
     """
     from .elements import Load
 
-    return [el.label_prefix(pos) for kind, pos, el in self._data.items()
-            if issubclass(kind, Load)]
+    return [nm for nm, el in self.elements.items() if isinstance(el, Load)]
 
 
 def remove_load(self, name: str) -> None:
@@ -634,18 +620,8 @@ def remove_load(self, name: str) -> None:
     name : str
         Its name.
     """
-    kind, pos = self._editor.find_name(name, "load")
-    if kind is Parameter:
-        var = parameter_variable(name)
-        # every element holding an expression that uses it: actuator laws, a joint
-        # motor's angle law, a user event's expression
-        users = [getattr(el, "name", f"{k.title} {pos}")
-                 for k, pos, el in self._data.items() if k is not Parameter and any(
-                     isinstance(v, hy.expression) and var in hy.get_variables(v)
-                     for v in vars(el).values())]
-        if users:
-            raise ValueError(f"parameter {name!r} is used by {users}; remove them first")
-    self._editor.remove(kind, pos)
+    self._editor.find_name(name, "load")
+    self.remove(name)
 
 
 def add_pin_in_slot(self, bar_a: int, bar_b: int, s_b: float, offset: float = 0.0, *,
@@ -845,19 +821,13 @@ def add_event(self, expr: hy.expression, name: str | None = None, *,
     expr : heyoka.expression
         A function of ``hy.time``, coordinates, velocities and named parameters.
     name : str, optional
-        Its name (default ``"event k"``).
+        Its name (default ``"event<k>"``).
     direction : {"any", "up", "down"}
         Count crossings where ``expr`` increases ("up"), decreases ("down"), or both.
     terminal : bool
         End the simulation at the first crossing.
     """
-    def make(data, k):
-        nm = self._editor.unique_name(name, f"event {k}", data)
-        return UserEvent.create(expr, nm, direction, terminal, len(data.bars),
-                                self._parameter_names(data))
-
-    k = self._editor.add(make, UserEvent)
-    return self._data.of(UserEvent)[k].name
+    return self.add(UserEvent(expr=expr, direction=direction, terminal=terminal, name=name))
 
 
 def remove_bar(self, bar_index: int) -> dict:
@@ -1262,7 +1232,7 @@ def add_joint_motor(self, joint: int | None, angle_law: Any, *,
     bodies : pair, optional
         ``(a, b)`` instead of a joint; ``a`` None drives the absolute angle of ``b``.
     name : str, optional
-        Its name (default ``"motor k"``).
+        Its name (default ``"motor<k>"``).
 
     Returns
     -------
@@ -1283,13 +1253,7 @@ def add_joint_motor(self, joint: int | None, angle_law: Any, *,
             raise TypeError(f"add_joint_motor: bodies must be a pair (a, b), got "
                             f"{short_repr(bodies)}") from None
 
-    def make(data, k):
-        nm = self._editor.unique_name(name, f"motor {k}", data)
-        return JointMotor.create(a, b, angle_law, nm, data.bars,
-                                 self._parameter_names(data))
-
-    k = self._editor.add(make, JointMotor)
-    return self._data.of(JointMotor)[k].name
+    return self.add(JointMotor(body_a=a, body_b=b, law=angle_law, name=name))
 
 
 def set_constraint_values(self, name: str, **values: Any) -> None:

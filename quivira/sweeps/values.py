@@ -293,7 +293,7 @@ def fast_setter(key: str, data=None):
             if p.name == key:
                 def set_par(d, v, pos=pos):
                     lst = d.elements[Parameter.collection]
-                    lst[pos] = Parameter.create(lst[pos].name, v, set())
+                    lst[pos] = lst[pos].with_values(value=v).checked(d.bars, key)
                 return set_par
         name, _, what = key.rpartition(".")
         for kind, fields in ((SpringDamper, ("k", "l0", "c")),
