@@ -219,7 +219,8 @@ def _legacy(data: ModelData, name: Any) -> str | None:
     if " · " in name:  # "torsional spring 0 · k", "force 1 · fy", "<name> · <field>"
         owner, _, f = name.rpartition(" · ")
         for _, pos, el in data.items():
-            if owner in (el.label_prefix(pos), getattr(el, "name", None)):
+            if owner in (el.label_prefix(pos), getattr(el, "name", None),
+                         f"{el.title} {pos}"):
                 return f"{element_name(el, pos)}.{f}"
     return None
 
