@@ -425,8 +425,8 @@ def test_print_model_mentions_everything(capsys):
     m.add_bar(1.0, 1.0)  # a bar without pose is printed too
     m.print_model()
     out = capsys.readouterr().out
-    for word in ("bar 0", "bar 1", "bar 2", "bar 3", "joint0", "joint1", "support 0",
-                 "support 1", "force 0"):
+    for word in ("bar 0", "bar 1", "bar 2", "bar 3", "joint0", "joint1", "support0",
+                 "support1", "force0"):
         assert word in out, word
 
 

@@ -336,7 +336,7 @@ def test_path_over_a_named_parameter_of_a_motor_torque():
     np.testing.assert_allclose(2.0 * 9.81 * 0.5 * np.cos(theta), path.parameter, atol=1e-9)
     assert path.stable.all()
     eq = m.equilibrium()
-    assert m.parameters["A"] == 0.0  # the model kept its value
+    assert m.element("A").value == 0.0  # the model kept its value
     assert eq.to_pandas().loc["support 0 · y", "lambda"] == pytest.approx(2.0 * 9.81)
     assert list(eq.reactions_to_pandas().columns) == ["Fx", "Fy"]
 

@@ -658,10 +658,29 @@ class bar_joint_model:  # noqa: N801 - API name
         Returns
         -------
         int
-            The force's index.
+            The force's index. The load is named ``"force<k>"`` (the first free ``k``) in
+            :attr:`elements` and :meth:`parameters`, e.g. ``"force0.fy"``.
+
+        Examples
+        --------
+        A horizontal bar pinned at its left end, held level by a point load: the load's
+        moment about the pin balances the weight's.
+
+        >>> import quivira
+        >>> model = quivira.bar_joint_model()
+        >>> beam = model.add_bar_at_attitude(0.5, 0.0, 0.0, 1.0, 2.0)
+        >>> model.add_support(beam, -0.5, fixed_x=True, fixed_y=True)
+        0
+        >>> model.add_external_force(beam, 0.5, 0.0, 9.81)  # m g L/2 = F L
+        0
+        >>> list(model.elements)
+        ['support0', 'force0']
+        >>> eq = model.equilibrium()
+        >>> [round(float(v), 6) for v in eq.support_force(0)]
+        [0.0, 9.81]
         """
-        return self._editor.add(lambda data, k: PointLoad.create(
-            bar_index, s, fx, fy, torque, len(data.bars), k), PointLoad)
+        self.add(PointLoad(bar=bar_index, s=s, fx=fx, fy=fy, torque=torque))
+        return len(self._data.of(PointLoad)) - 1
 
 
     # ------------------------------------------------------------------ constraints
@@ -676,14 +695,16 @@ class bar_joint_model:  # noqa: N801 - API name
 
 
     def parameter(self, name: str) -> hy.expression:
-        """Return the named runtime parameter ``name`` as a heyoka expression, for actuator laws.
+        """Return the named runtime parameter ``name`` as a heyoka expression, for laws.
 
-        For example ``A = model.parameter("A"); model.add_torque_actuator(0, A * hy.sin(hy.time))``.
+        For example, after ``model.add(Parameter(name="A", value=0.5))``,
+        ``model.add(TorqueActuator(bar=0, torque=model.parameter("A") * hy.sin(hy.time)))``;
+        ``model.set("A", 0.7)`` then re-simulates without compiling.
 
         Parameters
         ----------
         name : str
-            A parameter added with :meth:`add_parameter`.
+            A :class:`~quivira.model.elements.Parameter` of the model.
         """
         kind, _ = self._editor.find_name(name, "parameter")
         if kind is not Parameter:
@@ -692,8 +713,6 @@ class bar_joint_model:  # noqa: N801 - API name
 
 
 
-    def _parameter_names(self, data) -> list[str]:
-        return [p.name for p in data.of(Parameter)]
 
 
 

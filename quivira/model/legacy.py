@@ -49,7 +49,6 @@ from .elements import (
     UserEvent,
     Weld,
 )
-from .elements.actuators import parameter_variable
 from .elements.body_points import local_at
 from .elements.switching import REST_SPEED
 from .symbolic import parameter_layout
@@ -96,6 +95,12 @@ def supports(self) -> list[Support]:
 def forces(self) -> list[PointLoad]:
     """Return copies of the point loads."""
     return [e.copy() for e in self._data.of(PointLoad)]
+
+
+def _force_name(self, force_index: int) -> str:
+    """Return the name of the constant point load ``force_index``."""
+    loads = self._data.of(PointLoad)
+    return loads[check_index(force_index, len(loads), "force")].name
 
 
 def stabilization(self) -> float:
@@ -265,10 +270,9 @@ def set_force(self, force_index: int, *, fx: float | None = None, fy: float | No
     fx, fy, torque, s : float, optional
         New values, as :meth:`add_external_force`.
     """
-    self._editor.replace(PointLoad, force_index, lambda data, o, k: PointLoad.create(
-        o.bar, o.s if s is None else s, o.fx if fx is None else fx,
-        o.fy if fy is None else fy, o.torque if torque is None else torque,
-        len(data.bars), k))
+    values = {f: v for f, v in (("fx", fx), ("fy", fy), ("torque", torque), ("s", s))
+              if v is not None}
+    self.set(_force_name(self, force_index), **values)
 
 
 def add_coordinate_constraint(self, bar0: int | None, bar1: int | None, X0: Any = None,
@@ -449,7 +453,7 @@ def add_spring_damper(self, bar_a: int, s_a: float, bar_b: int | None, s_b: floa
     ground_point : pair of float, optional
         The ground end ``(x, y)`` (m) when ``bar_b`` is None.
     name : str, optional
-        Its name (default ``"spring k"``), for :meth:`set_spring` and
+        Its name (default ``"spring<k>"``), for :meth:`set_spring` and
         :meth:`Trajectory.element_power`.
 
     Returns
@@ -457,13 +461,8 @@ def add_spring_damper(self, bar_a: int, s_a: float, bar_b: int | None, s_b: floa
     str
         The spring's name.
     """
-    def make(data, pos):
-        nm = self._editor.unique_name(name, f"spring {pos}", data)
-        return SpringDamper.create(bar_a, s_a, bar_b, s_b, ground_point, k, l0, c, nm,
-                                   data.bars)
-
-    pos = self._editor.add(make, SpringDamper)
-    return self._data.of(SpringDamper)[pos].name
+    return self.add(SpringDamper(bar_a=bar_a, s_a=s_a, bar_b=bar_b, s_b=s_b,
+                                 ground=ground_point, k=k, l0=l0, c=c, name=name))
 
 
 def add_torsional_spring(self, bar_a: int | None, bar_b: int, k: float,
@@ -489,19 +488,15 @@ def add_torsional_spring(self, bar_a: int | None, bar_b: int, k: float,
     preload : float
         Constant torque :math:`τ_0` (N m).
     name : str, optional
-        Its name (default ``"torsional spring k"``).
+        Its name (default ``"torsion<k>"``).
 
     Returns
     -------
     str
         The spring's name.
     """
-    def make(data, pos):
-        nm = self._editor.unique_name(name, f"torsional spring {pos}", data)
-        return TorsionalSpring.create(bar_a, bar_b, k, phi0, c, preload, nm, data.bars)
-
-    pos = self._editor.add(make, TorsionalSpring)
-    return self._data.of(TorsionalSpring)[pos].name
+    return self.add(TorsionalSpring(bar_a=bar_a, bar_b=bar_b, k=k, phi0=phi0, c=c,
+                                    preload=preload, name=name))
 
 
 def set_spring(self, name: str, **values: float) -> None:
@@ -517,15 +512,10 @@ def set_spring(self, name: str, **values: float) -> None:
     **values : float
         The new values (N/m, m, N s/m; N m/rad, rad, N m s/rad, N m).
     """
-    kind, pos = self._editor.find_name(name, "spring")
+    kind, _ = self._editor.find_name(name, "spring")
     if kind not in (SpringDamper, TorsionalSpring):
         raise ValueError(f"{name!r} is a {kind.title}, not a spring")
-    allowed = ("k", "l0", "c") if kind is SpringDamper else ("k", "phi0", "c", "preload")
-    unknown = sorted(set(values) - set(allowed))
-    if unknown:
-        raise ValueError(f"set_spring: unknown values {unknown} for a {kind.title}; "
-                         f"allowed: {allowed}")
-    self._editor.replace(kind, pos, lambda data, old, k: old.with_values(**values))
+    self.set(name, **values)
 
 
 def add_parameter(self, name: str, value: float) -> hy.expression:
@@ -540,8 +530,9 @@ def add_parameter(self, name: str, value: float) -> hy.expression:
     value : float
         Its value (in the units the laws give it).
     """
-    self._editor.add(lambda data, pos: Parameter.create(name, value, data.all_names()),
-                     Parameter)
+    if not isinstance(name, str):
+        raise TypeError(f"parameter name must be a string, got {short_repr(name)}")
+    self.add(Parameter(name=name, value=value))
     return self.parameter(name)
 
 
@@ -555,11 +546,10 @@ def set_parameter(self, name: str, value: float) -> None:
     value : float
         Its new value.
     """
-    kind, pos = self._editor.find_name(name, "parameter")
+    kind, _ = self._editor.find_name(name, "parameter")
     if kind is not Parameter:
         raise ValueError(f"{name!r} is a {kind.title}, not a parameter")
-    self._editor.replace(kind, pos, lambda data, old, k: Parameter.create(
-        old.name, value, set()))
+    self.set(name, value=value)
 
 
 def add_force_actuator(self, bar_index: int, s: float, fx: Any, fy: Any, *,
@@ -581,20 +571,14 @@ def add_force_actuator(self, bar_index: int, s: float, fx: Any, fy: Any, *,
     frame : {"ground", "bar"}
         The frame of the components.
     name : str, optional
-        Its name (default ``"force actuator k"``).
+        Its name (default ``"actuator<k>"``).
 
     Returns
     -------
     str
         Its name.
     """
-    def make(data, pos):
-        nm = self._editor.unique_name(name, f"force actuator {pos}", data)
-        return ForceActuator.create(bar_index, s, fx, fy, frame, nm, len(data.bars),
-                                    self._parameter_names(data))
-
-    pos = self._editor.add(make, ForceActuator)
-    return self._data.of(ForceActuator)[pos].name
+    return self.add(ForceActuator(bar=bar_index, s=s, fx=fx, fy=fy, frame=frame, name=name))
 
 
 def add_torque_actuator(self, bar_index: int, torque: Any, *, bar_a: int | None = None,
@@ -613,31 +597,24 @@ def add_torque_actuator(self, bar_index: int, torque: Any, *, bar_a: int | None 
     bar_a : int, optional
         The bar receiving :math:`-τ` (a torque between two bars).
     name : str, optional
-        Its name (default ``"torque actuator k"``).
+        Its name (default ``"torque<k>"``).
 
     Returns
     -------
     str
         Its name.
     """
-    def make(data, pos):
-        nm = self._editor.unique_name(name, f"torque actuator {pos}", data)
-        return TorqueActuator.create(bar_index, torque, bar_a, nm, len(data.bars),
-                                     self._parameter_names(data))
-
-    pos = self._editor.add(make, TorqueActuator)
-    return self._data.of(TorqueActuator)[pos].name
+    return self.add(TorqueActuator(bar=bar_index, torque=torque, bar_a=bar_a, name=name))
 
 
 def load_names(self) -> list[str]:
-    """Return the names of the loads (constant loads ``"force k"``, springs, actuators).
+    """Return the names of the loads (constant loads ``"force<k>"``, springs, actuators).
 
     As used by :meth:`Trajectory.element_power`.
     """
     from .elements import Load
 
-    return [el.label_prefix(pos) for kind, pos, el in self._data.items()
-            if issubclass(kind, Load)]
+    return [nm for nm, el in self.elements.items() if isinstance(el, Load)]
 
 
 def remove_load(self, name: str) -> None:
@@ -648,18 +625,8 @@ def remove_load(self, name: str) -> None:
     name : str
         Its name.
     """
-    kind, pos = self._editor.find_name(name, "load")
-    if kind is Parameter:
-        var = parameter_variable(name)
-        # every element holding an expression that uses it: actuator laws, a joint
-        # motor's angle law, a user event's expression
-        users = [getattr(el, "name", f"{k.title} {pos}")
-                 for k, pos, el in self._data.items() if k is not Parameter and any(
-                     isinstance(v, hy.expression) and var in hy.get_variables(v)
-                     for v in vars(el).values())]
-        if users:
-            raise ValueError(f"parameter {name!r} is used by {users}; remove them first")
-    self._editor.remove(kind, pos)
+    self._editor.find_name(name, "load")
+    self.remove(name)
 
 
 def add_pin_in_slot(self, bar_a: int, bar_b: int, s_b: float, offset: float = 0.0, *,
@@ -830,19 +797,13 @@ def add_event(self, expr: hy.expression, name: str | None = None, *,
     expr : heyoka.expression
         A function of ``hy.time``, coordinates, velocities and named parameters.
     name : str, optional
-        Its name (default ``"event k"``).
+        Its name (default ``"event<k>"``).
     direction : {"any", "up", "down"}
         Count crossings where ``expr`` increases ("up"), decreases ("down"), or both.
     terminal : bool
         End the simulation at the first crossing.
     """
-    def make(data, k):
-        nm = self._editor.unique_name(name, f"event {k}", data)
-        return UserEvent.create(expr, nm, direction, terminal, len(data.bars),
-                                self._parameter_names(data))
-
-    k = self._editor.add(make, UserEvent)
-    return self._data.of(UserEvent)[k].name
+    return self.add(UserEvent(expr=expr, direction=direction, terminal=terminal, name=name))
 
 
 def remove_bar(self, bar_index: int) -> dict:
@@ -897,7 +858,7 @@ def remove_force(self, force_index: int) -> None:
     force_index : int
         The load.
     """
-    self._editor.remove(PointLoad, force_index)
+    self.remove(_force_name(self, force_index))
 
 
 def add_particle(self, x: float, y: float, m: float, *, vx: float = 0.0,
@@ -1245,7 +1206,7 @@ def add_joint_motor(self, joint: int | None, angle_law: Any, *,
     bodies : pair, optional
         ``(a, b)`` instead of a joint; ``a`` None drives the absolute angle of ``b``.
     name : str, optional
-        Its name (default ``"motor k"``).
+        Its name (default ``"motor<k>"``).
 
     Returns
     -------
@@ -1266,13 +1227,7 @@ def add_joint_motor(self, joint: int | None, angle_law: Any, *,
             raise TypeError(f"add_joint_motor: bodies must be a pair (a, b), got "
                             f"{short_repr(bodies)}") from None
 
-    def make(data, k):
-        nm = self._editor.unique_name(name, f"motor {k}", data)
-        return JointMotor.create(a, b, angle_law, nm, data.bars,
-                                 self._parameter_names(data))
-
-    k = self._editor.add(make, JointMotor)
-    return self._data.of(JointMotor)[k].name
+    return self.add(JointMotor(body_a=a, body_b=b, law=angle_law, name=name))
 
 
 #: the value fields :func:`set_constraint_values` edits, by element kind

@@ -10,7 +10,7 @@ name                                   what
 ``bar3.vx``, ``.vy``, ``.omega``       its initial velocity (m/s, m/s, rad/s)
 ``spring0``, ``wall``, ...             an element, by its name (default: kind prefix + index)
 ``spring0.k``, ``wall.restitution``    a field of an element (:mod:`.elements.fields`)
-``A``                                  a named parameter (``model.add_parameter("A", ...)``)
+``A``                                  a named parameter (``Parameter(name="A", value=...)``)
 ``joint2.bar3.x``                      a constraint row and its multiplier (labels)
 =====================================  =====================================================
 
@@ -219,7 +219,8 @@ def _legacy(data: ModelData, name: Any) -> str | None:
     if " · " in name:  # "torsional spring 0 · k", "force 1 · fy", "<name> · <field>"
         owner, _, f = name.rpartition(" · ")
         for _, pos, el in data.items():
-            if owner in (el.label_prefix(pos), getattr(el, "name", None)):
+            if owner in (el.label_prefix(pos), getattr(el, "name", None),
+                         f"{el.title} {pos}"):
                 return f"{element_name(el, pos)}.{f}"
     return None
 

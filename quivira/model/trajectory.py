@@ -348,7 +348,7 @@ class Trajectory:
         Parameters
         ----------
         name : str
-            The load's name (e.g. ``"spring 0"``, ``"force 1"``).
+            The load's name (e.g. ``"spring0"``, ``"force1"``).
         """
         try:
             return self.load_power[name]

@@ -384,18 +384,25 @@ class Element(ABC):
         """Return ``{field: Spec}``: the kind's declared fields, in order (:mod:`.fields`)."""
         return _specs(cls)
 
-    def checked(self, bodies: list, where: str) -> Element:
+    def checked(self, bodies: list, where: str, parameters: list[str] | None = None
+                ) -> Element:
         """Return the element with every declared field checked and normalized.
 
         Each field by its :class:`~.fields.Spec` (TypeError/ValueError naming ``where`` and
-        the field), then the kind's own checks across fields and against the model's bodies
-        (:meth:`check`). The name is checked by the model (it must be unique).
+        the field; laws by :meth:`law_from_api`, against ``parameters``, the names of the
+        model's named parameters), then the kind's own checks across fields and against the
+        model's bodies (:meth:`check`). The name is checked by the model (it must be unique).
         """
         values = {}
         for fname, spec in self.specs().items():
             if spec.what == "name":
                 continue
-            values[fname] = spec.check(getattr(self, fname), f"{where}: {fname}", len(bodies))
+            w = f"{where}: {fname}"
+            if spec.what == "law":
+                values[fname] = self.law_from_api(getattr(self, fname), w, len(bodies),
+                                                  parameters)
+            else:
+                values[fname] = spec.check(getattr(self, fname), w, len(bodies))
         return replace(self, **values).check(bodies, where)
 
     def check(self, bodies: list, where: str) -> Element:
@@ -554,6 +561,16 @@ class Element(ABC):
     @classmethod
     def law_from_file(cls, tree: Any, where: str, ctx: LoadContext) -> hy.expression:
         """Read a law field of a file (kinds with laws say how they are checked)."""
+        raise ValueError(f"{where}: {cls.title} has no laws")
+
+    @classmethod
+    def law_from_api(cls, value: Any, where: str, n_bars: int,
+                     parameters: list[str] | None) -> hy.expression:
+        """Check a law field given through the API (kinds with laws say how).
+
+        ``parameters``: the names of the model's named parameters the law may use (None: not
+        checked, for an element whose laws were checked when it was added).
+        """
         raise ValueError(f"{where}: {cls.title} has no laws")
 
     #: the file format version from which the kind's elements store their name (older files
