@@ -272,7 +272,7 @@ def test_a_rebound_in_free_flight_lands_again():
     for s in (-0.5, 0.5):
         model.add_contact(bar, s, 0.0, e, rest_speed=0.0078125)
     tr = model.simulate(0.5, 201)
-    right = [x for x in tr.events if x["name"] == "contact 1"]
+    right = [x for x in tr.events if x["name"] == "contact1"]
     assert len(right) >= 3 and right[-1]["what"] == "rests"
     for s in (-0.5, 0.5):
         assert tr.point(bar, (s * length, 0.0))[0][:, 1].min() > -1e-8

@@ -253,10 +253,10 @@ def set_support(self, support_index: int, *, x: float | None = None, y: float | 
     dof_in_x, dof_in_y : bool, optional
         Free directions.
     """
-    self._editor.replace(Support, support_index, lambda data, o, k: Support.create(
-        o.bar, o.s if s is None else s, o.free_x if dof_in_x is None else dof_in_x,
-        o.free_y if dof_in_y is None else dof_in_y, o.x if x is None else x,
-        o.y if y is None else y, data.bars, k))
+    i = check_index(support_index, len(self._data.of(Support)), "support")
+    changes = {f: v for f, v in (("x", x), ("y", y), ("s", s), ("free_x", dof_in_x),
+                                 ("free_y", dof_in_y)) if v is not None}
+    self.set(self._data.of(Support)[i].name, **changes)
 
 
 def set_force(self, force_index: int, *, fx: float | None = None, fy: float | None = None,
@@ -357,13 +357,7 @@ def add_knife_edge(self, bar_index: int, s: float, name: str | None = None) -> s
     str
         Its name.
     """
-    def make(data, k):
-        el = KnifeEdge.create(bar_index, s, None, len(data.bars), k)
-        el.name = self._editor.unique_name(name, f"knife edge {k}", data)
-        return el
-
-    k = self._editor.add(make, KnifeEdge)
-    return self._data.of(KnifeEdge)[k].name
+    return self.add(KnifeEdge(bar=bar_index, s=s, name=name))
 
 
 def set_constraint_active(self, constraint: str | int, active: bool) -> None:
