@@ -188,7 +188,7 @@ def test_equilibrium_path_max_steps_stops_with_the_path_so_far():
     whole = m.equilibrium_path("g", [9.81, 1.0], q_guess=q0, max_step=1e-4,
                                max_points=len(part))
     np.testing.assert_array_equal(whole.parameter, part.parameter)
-    np.testing.assert_allclose(part.multiplier("support 0 · y"), part.parameter,
+    np.testing.assert_allclose(part.multiplier("support0.y"), part.parameter,
                                rtol=1e-10)
 
 

@@ -517,8 +517,8 @@ def test_constraint_outputs_against_numpy():
     for k in range(n):
         J = np.zeros((len(labels), 9))
         th = q[k, 2]
-        J[labels.index("support 0 · x"), 0:3] = [1, 0, 0.5 * L0 * math.sin(th)]
-        J[labels.index("support 0 · y"), 0:3] = [0, 1, -0.5 * L0 * math.cos(th)]
+        J[labels.index("support0.x"), 0:3] = [1, 0, 0.5 * L0 * math.sin(th)]
+        J[labels.index("support0.y"), 0:3] = [0, 1, -0.5 * L0 * math.cos(th)]
         rq = cols["quad"]
         J[rq, 0:3] = -(X0 + 2 * Y0 * q[k, 0:3])
         J[rq, 3:6] = X1 + 2 * Y1 * q[k, 3:6]

@@ -183,7 +183,7 @@ def test_panel_state_is_traits_linked_in_the_studio():
 def test_force_arrow_at_the_initial_state_from_the_matrices():
     m = four_bar()
     s = Studio(m, backend="static")
-    s.selection = "support 1 · y"
+    s.selection = "support1.y"
     label, point, force = s.view.reaction
     tr = m.simulate(0.1, 2)  # its first row is the initial state
     np.testing.assert_allclose(force, tr.support_force(1)[0], rtol=1e-9)

@@ -154,13 +154,13 @@ def test_support_force_and_coordinate_names_after_a_particle(played):
     # bar 4 hangs at rest: its support carries its weight, m g up (J columns of body 4 start
     # at 11, not 12, because the particle has two coordinates)
     s.view.trajectory = None
-    s.view.selection = "support 1 · x"
+    s.view.selection = "support1.x"
     label, point, force = s.view.reaction
     assert label == "support 1 on bar 4"
     assert np.allclose(force, [0.0, 1.0 * 0.5 * m.g], atol=1e-9)
     assert np.allclose(point, [3.0, 0.0], atol=1e-12)
     mats = m.matrices()
-    target = force_target(m, "support 1 · x")
+    target = force_target(m, "support1.x")
     assert np.allclose(force_from_matrices(mats["J"], mats["lambda_mult"], mats["labels"],
                                            target, m.body_coordinates(4)[:2]),
                        [0.0, 0.5 * m.g], atol=1e-9)

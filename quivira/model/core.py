@@ -374,8 +374,8 @@ class bar_joint_model:  # noqa: N801 - API name
 
         Examples
         --------
-        >>> import quivira
-        >>> model = quivira.examples.chain(1)
+        >>> from quivira.examples import chain
+        >>> model = chain(1)
         >>> [(p.name, p.unit, p.value) for p in model.parameters()][:3]
         [('g', 'm/s²', 9.81), ('stabilization', '1/s', 10.0), ('bar0.mass', 'kg', 1.0)]
         """
@@ -1315,7 +1315,7 @@ class bar_joint_model:  # noqa: N801 - API name
         >>> eq = model.equilibrium()
         >>> round(float(eq.q[2]), 6), round(-math.pi / 2, 6)
         (-1.570796, -1.570796)
-        >>> round(float(eq.multiplier("support 0 · y")), 6), round(2.0 * 9.81, 6)
+        >>> round(float(eq.multiplier("support0.y")), 6), round(2.0 * 9.81, 6)
         (19.62, 19.62)
         >>> eq.stability, round(float(eq.eigenvalues[0]), 6)
         ('stable', 9.81)

@@ -249,3 +249,53 @@ def lookup(data: ModelData, name: Any, what: str = "name") -> Name:
     hint = f" (did you mean {close[0]!r}?)" if close else ""
     raise ValueError(f"{what}: no number of the model is called {name!r}{hint}; the names are "
                      + ", ".join(table))
+
+
+# ---------------------------------------------------------------------- row labels
+#: the titles of the kinds in labels of earlier releases, and their prefixes now
+_OLD_TITLES = {"joint": "joint", "support": "support", "knife edge": "knife",
+               "coordinate constraint": "coordinate", "constraint": "constraint",
+               "contact": "contact", "latch": "latch", "stop": "stop", "slot": "slot",
+               "prismatic joint": "prismatic", "slider": "slider", "weld": "weld",
+               "distance": "distance", "pin": "pin", "rolling": "rolling", "disc": "disc",
+               "motor": "motor"}
+_OLD_LABEL = re.compile(r"^(?P<title>[a-z ]+?) (?P<k>\d+) · (?P<rest>.+)$")
+
+
+def legacy_label(label: str) -> str | None:
+    """Return the label of this release for a label of an earlier one, or None.
+
+    ``"joint 2 · bar 3 · x"`` → ``"joint2.bar3.x"``, ``"support 0 · y"`` →
+    ``"support0.y"``, ``"knife edge 1 · normal"`` → ``"knife1.normal"``; a user's name
+    keeps its form (``"wall · normal"`` → ``"wall.normal"``).
+    """
+    if not isinstance(label, str) or " · " not in label:
+        return None
+    m = _OLD_LABEL.match(label)
+    if m is not None and m.group("title") in _OLD_TITLES:
+        head = f"{_OLD_TITLES[m.group('title')]}{m.group('k')}"
+        rest = m.group("rest")
+    else:
+        head, _, rest = label.partition(" · ")
+    rest = re.sub(r"\b(bar|particle|body) (\d+)\b", r"\1\2", rest).replace(" · ", SEP)
+    return f"{head}{SEP}{rest}"
+
+
+def row_index(labels: list[str], label: Any) -> int:
+    """Return the index of the row ``label`` in ``labels``.
+
+    A label of an earlier release is read with a :class:`DeprecationWarning`; an unknown one
+    is a KeyError that lists the labels.
+    """
+    if isinstance(label, str) and label in labels:
+        return labels.index(label)
+    new = legacy_label(label)
+    if new is not None and new not in labels:  # a stored name of an earlier release
+        new = label.replace(" · ", SEP) if isinstance(label, str) else None
+    if new is not None and new in labels:
+        warnings.warn(f"the label {label!r} is spelled {new!r} now (the earlier spelling goes "
+                      "in the next release)", DeprecationWarning, stacklevel=3)
+        return labels.index(new)
+    from .._repr import short_repr
+
+    raise KeyError(f"no constraint labelled {short_repr(label)}; labels are {labels}")

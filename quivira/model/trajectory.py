@@ -94,10 +94,10 @@ class Trajectory:
     0
     >>> traj = model.simulate(1.0, 11)
     >>> traj.coordinate_names, traj.constraint_labels
-    (['x0', 'y0', 'th0'], ['support 0 · x', 'support 0 · y'])
+    (['x0', 'y0', 'th0'], ['support0.x', 'support0.y'])
     >>> traj.q.shape, traj.lambda_mult.shape
     ((11, 3), (11, 2))
-    >>> bool(np.allclose(traj.multiplier("support 0 · y"), 2.0 * 9.81))
+    >>> bool(np.allclose(traj.multiplier("support0.y"), 2.0 * 9.81))
     True
     >>> float(np.max(np.abs(traj.q - traj.q[0]))) < 1e-12
     True
@@ -402,12 +402,9 @@ class Trajectory:
         label : str
             A label of :attr:`constraint_labels`, e.g. ``"joint0.bar1.x"``.
         """
-        try:
-            return self.lambda_mult[:, self.constraint_labels.index(label)]
-        except ValueError:
-            raise KeyError(
-                f"no constraint labelled {short_repr(label)}; labels are {self.constraint_labels}"
-            ) from None
+        from .names import row_index
+
+        return self.lambda_mult[:, row_index(self.constraint_labels, label)]
 
     def constraint_output(self, constraint: str | int, output: str) -> np.ndarray:
         r"""Per-constraint outputs, as Exudyn's output variables of a connector.
