@@ -24,6 +24,7 @@ import quivira as qv  # noqa: E402
 from quivira.examples import scissor  # noqa: E402
 from quivira_widgets import SensitivityPanel, Studio, _guard  # noqa: E402
 from quivira_widgets import sensitivity as sens_module  # noqa: E402
+from quivira_widgets._modelinfo import by_collection
 
 ALPHA0, ALPHA_REST, K, C = 0.35, 0.9, 25.0, 2.0
 T_END = 0.6
@@ -96,7 +97,7 @@ def _value(model: qv.BarJointModel, name: str) -> float:
     if name.endswith("· length"):
         return model.bars[int(name.split()[1])].length
     spring, _, key = name.rpartition(" · ")
-    el = next(e for e in model.elements["torsional_springs"] if e.name == spring)
+    el = next(e for e in by_collection(model)["torsional_springs"] if e.name == spring)
     return float(getattr(el, key))
 
 

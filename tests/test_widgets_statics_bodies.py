@@ -13,6 +13,7 @@ import pytest
 import quivira as qv
 from quivira_widgets import Studio
 from quivira_widgets._constraints import force_from_matrices, force_target  # noqa: E402
+from quivira_widgets._modelinfo import by_collection
 from quivira_widgets.inspector import _coordinate_names  # noqa: E402
 
 R_DISC = 0.2
@@ -88,7 +89,7 @@ def test_studio_plays_bodies_and_draws_them_where_the_trajectory_has_them(played
         assert np.allclose(layer.point_xy, [world(disc, (R_DISC, 0.0)),
                                             world(plate, (0.15, 0.0))], atol=1e-12)
         # the weld at its point of the plate; the link from the crank's end to the particle
-        w = m.elements["welds"][0]
+        w = by_collection(m)["welds"][0]
         assert np.allclose(layer.weld_xy, [world(plate, w.point_b)], atol=1e-12)
         crank = pose(tr, m, 0, k)
         assert np.allclose(layer.distance_segments[0], [world(crank, (0.3, 0.0)), [px, py]],
@@ -107,7 +108,7 @@ def test_studio_plays_bodies_and_draws_them_where_the_trajectory_has_them(played
     assert float(t @ (c1[:2] - c0[:2])) == pytest.approx(-R_DISC * (c1[2] - c0[2]), abs=1e-9)
     # the rolling line: its ends on the line through the contact at the slope, spanning the
     # disc's travel
-    roll = m.elements["rolling_contacts"][0]
+    roll = by_collection(m)["rolling_contacts"][0]
     n = np.array([-t[1], t[0]])
     for end in layer.rolling_lines[0]:
         assert float(n @ (end - np.asarray(roll.point))) == pytest.approx(0.0, abs=1e-12)
