@@ -379,7 +379,7 @@ def test_a_weld_needs_the_pose_it_keeps_and_refuses_particles():
     # given in full, the weld needs no pose (as read from a file)
     assert m.add(Weld(body_a=1, body_b=0, point_a=(0.5, 0.0), point_b=(-0.5, 0.0),
                       phi0=0.0)) == "weld0"
-    with pytest.warns(DeprecationWarning):
+    with pytest.warns(PendingDeprecationWarning):
         p = m.add_particle(0.0, 0.0, 1.0)
     refused(m, lambda: m.add(Weld(body_a=1, body_b=p)), ValueError,
             r"weld1\.body_b: body 2 is a particle")
@@ -388,7 +388,7 @@ def test_a_weld_needs_the_pose_it_keeps_and_refuses_particles():
 # ------------------------------------------------------------------------------ earlier API
 def test_the_earlier_methods_build_the_same_elements():
     m = chain()
-    with pytest.warns(DeprecationWarning):
+    with pytest.warns(PendingDeprecationWarning):
         names = [m.add_coordinate_constraint(0, 3, [[0, 0, 1]], [[0, 0, 1]], offset=[0.25]),
                  m.add_constraint([m.variables(0)[0][0] - 0.5]),
                  m.add_weld(1, 2, at=(2.0, 0.0)),
@@ -399,7 +399,7 @@ def test_the_earlier_methods_build_the_same_elements():
     every_kind(ref)
     ref.remove("joint0")
     assert text(m.to_dict()) == text(ref.to_dict())
-    with pytest.warns(DeprecationWarning):
+    with pytest.warns(PendingDeprecationWarning):
         m.set_distance_length("distance0", 2.0)
         m.set_constraint_offset("coordinate0", [0.5])
         m.set_constraint_active(0, False)
@@ -410,7 +410,7 @@ def test_the_earlier_methods_build_the_same_elements():
     cc = m.element("coordinate0")
     assert cc.offset == [0.5] and not cc.active
     assert "constraint0" not in m.elements
-    with pytest.warns(DeprecationWarning):
+    with pytest.warns(PendingDeprecationWarning):
         assert m.add_joint([0, 1], [0.5, -0.5]) == 0
         m.set_joint(0, s=[0.5, -0.25])
         assert m.element("joint0").s == [0.5, -0.25]

@@ -205,7 +205,7 @@ def test_format_2_files_load_with_the_default_names():
     values = _values(m)
     assert values["force0.torque"] == 0.5 and values["torsional spring 0.preload"] == 0.2
     # earlier spellings of the numbers are read, with a warning
-    with pytest.warns(DeprecationWarning, match="'force1.fy'"):
+    with pytest.warns(PendingDeprecationWarning, match="'force1.fy'"):
         m.set("force 1 · fy", -3.0)
     assert m.element("force1").fy == -3.0
     # it saves as the current format, with every name, and loads back the same
@@ -410,7 +410,7 @@ def test_earlier_methods_build_the_same_elements():
     m.add_bar_at_attitude(1.5, 0.0, 0.0, 1.0, 1.0)
     m.add_support(0, -0.5, fixed_x=True, fixed_y=True)
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
+        warnings.simplefilter("ignore", PendingDeprecationWarning)
         A = m.add_parameter("A", 0.5)
         assert str(A) == "par_A"
         assert m.add_external_force(1, 0.5, 0.0, -1.0) == 0
@@ -431,5 +431,5 @@ def test_earlier_methods_build_the_same_elements():
     assert (m.element("torsion0").k, m.element("A").value) == (4.0, 0.7)
     assert "force0" not in m.elements and "actuator0" not in m.elements
     with warnings.catch_warnings():  # the contract's method is not deprecated
-        warnings.simplefilter("error", DeprecationWarning)
+        warnings.simplefilter("error", PendingDeprecationWarning)
         assert m.add_external_force(1, 0.0, 1.0, 0.0) == 0

@@ -463,18 +463,18 @@ def test_deprecated_methods_build_the_same_elements():
     m = qv.bar_joint_model()
     _pendulum_pair(m)
     _bar(m, 3.0, 0.0, 0.0)
-    with pytest.warns(DeprecationWarning):
+    with pytest.warns(PendingDeprecationWarning):
         assert m.add_contact(2, 0.5, restitution=0.3) == "contact0"
-    with pytest.warns(DeprecationWarning):
+    with pytest.warns(PendingDeprecationWarning):
         assert m.add_latch(0, 1, 0.3) == "latch0"
-    with pytest.warns(DeprecationWarning):
+    with pytest.warns(PendingDeprecationWarning):
         assert m.add_angle_stop(None, 0, 1.0, name="top") == "top"
-    with pytest.warns(DeprecationWarning):
+    with pytest.warns(PendingDeprecationWarning):
         assert m.add_ground_slider(2, 0.5, 0.0) == "slider0"
     assert m.element("contact0") == Contact(bar=2, s=0.5, restitution=0.3, name="contact0")
     assert m.element("slider0").point == pytest.approx((3.5, 0.0))
-    with pytest.warns(DeprecationWarning):
+    with pytest.warns(PendingDeprecationWarning):
         m.set_constraint_values("contact0", restitution=0.6)
-    with pytest.warns(DeprecationWarning):
+    with pytest.warns(PendingDeprecationWarning):
         m.set_constraint_active("latch0", True)
     assert m.element("contact0").restitution == 0.6 and m.element("latch0").active

@@ -258,7 +258,7 @@ class bar_joint_model:  # noqa: N801 - API name
 
     # ------------------------------------------------------------------ earlier releases
     def __getattr__(self, name: str) -> Any:
-        """Run a member of an earlier release, with a DeprecationWarning (:mod:`.legacy`)."""
+        """Run a member of an earlier release, with a pending deprecation (:mod:`.legacy`)."""
         if name.startswith("_"):
             raise AttributeError(name)
         from . import legacy
@@ -267,7 +267,7 @@ class bar_joint_model:  # noqa: N801 - API name
         if fn is None:
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
         warnings.warn(f"model.{name} is deprecated; use {legacy.REPLACEMENTS[name]} (it goes "
-                      "in the next release)", DeprecationWarning, stacklevel=2)
+                      "in the next release)", names.EARLIER_SPELLING, stacklevel=2)
         if name in legacy.PROPERTIES:
             return fn(self)
         return functools.partial(fn, self)

@@ -1,10 +1,11 @@
-"""The model's methods of earlier releases, kept for one release with a DeprecationWarning.
+"""The model's methods of earlier releases, kept for one release with a warning.
 
 ``bar_joint_model`` has a small generic API (``add``, ``set``, ``remove``, ``element``,
 ``parameters``, ...) besides the contract's methods. The per-kind methods it had before
 (``add_contact``, ``set_spring``, ``n_bars``, ...) are here: reading one of them on a model
-warns once per call site with the replacement (:data:`REPLACEMENTS`) and runs it. They go in
-the next release.
+warns once per call site with the replacement (:data:`REPLACEMENTS`) and runs it: a
+PendingDeprecationWarning while the course moves to the new API, then a DeprecationWarning.
+They go in the next release.
 """
 
 from __future__ import annotations
