@@ -1,4 +1,4 @@
-"""Issue 19's comparisons whose sides are both noisy, measured side by side.
+"""Comparisons whose sides are both noisy, measured side by side.
 
 *The default call against the best swept setting* (:func:`paired_default`), and *quivira
 against Exudyn at h = 1e-3* where the headline figures are close to the bound

@@ -277,7 +277,7 @@ def default_records(case: str, run_record) -> list[dict]:
     return out
 
 
-#: the peer of issue 19's latency targets, and the largest allowed ratio of each quivira call
+#: the peer of the latency targets, and the largest allowed ratio of each quivira call
 PEER = "exudyn_h1e-3"
 PEER_BOUNDS = {"quivira_warm": 1.0, "quivira_default": 2.0}
 #: the peer of the large-model target (models of at least LARGE_BARS bars): the default call
@@ -514,7 +514,7 @@ def check_targets(records: list[dict], beside_large: dict | None = None) -> list
 
 def default_targets(records: list[dict], sweep: dict, pairs: dict | None = None,
                     beside: dict | None = None, beside_large: dict | None = None) -> list[dict]:
-    """Issue 19's targets on the default call (first time and warm cache) and large models.
+    """The targets on the default call (first time and warm cache) and large models.
 
     The default call against the best swept setting reads the side-by-side medians of
     ``pairs`` (:mod:`paired`) where a case has them, else the sweep's minimum; the calls
