@@ -141,8 +141,7 @@ def iftomm_threshold_run(case: str) -> dict:
 
 
 #: fresh Exudyn processes per figure below 1 s (their median): single sub-second runs vary by
-#: up to 2x (scissor-8 at h = 1e-3: 0.100 s in one process of the 05:42 floor run, a median
-#: of 0.055 s in the full run before it)
+#: up to 2x on a 2-core machine; see docs/design/benchmark-method.md
 EXUDYN_RUNS_SHORT = 5
 
 

@@ -200,15 +200,12 @@ def spawn(tool: str, case: str, kwargs: dict, cutoff: float) -> dict:
     return rec
 
 
-#: runs shorter than this (total seconds) are repeated; the record is the median of 3. Was 1 s;
-#: the full run of 2026-12-06 13:48 showed single runs of 1-5 s off by up to 50 % (scissor-32's
-#: default call: 2.26 s once, 1.46-1.62 s in its five paired runs; chain-128's 4.88 s against
-#: 3.86-4.62 s)
+#: runs shorter than this (total seconds) are repeated; the record is the median of 3: single
+#: runs of 1-5 s can be off by up to 50 %; see docs/design/benchmark-method.md
 SHORT_RUN_S = 5.0
 #: the same for the table's own rows (each tool, and quivira's chosen, default and warm
-#: calls; not the sweep of settings): the run of 14:35 had the wall's warm call at 9.05 s
-#: once, where it takes 6.6-6.9 s in a quiet process (three runs at 16:20), and the 1e-3/1e-4
-#: totals of Exudyn the large targets divide by are single runs of 5-15 s too
+#: calls; not the sweep of settings): single runs of 5-15 s, the large targets' Exudyn totals
+#: among them, vary as much; see docs/design/benchmark-method.md
 HEADLINE_RUN_S = 15.0
 
 
