@@ -217,7 +217,7 @@ def markdown(doc: dict) -> str:
              "system of the case, compact mode, `opt_level=0`, default tolerance. *ODE cold*: "
              "no events, disk cache off; *with events*: the singularity monitor as `simulate` "
              "compiles it; *ODE warm*: no events, disk cache filled by an earlier process. "
-             "*Floor / allowed*: the floor divided by what the issue-19 target allows for the "
+             "*Floor / allowed*: the floor divided by what the target allows for the "
              "whole run (warm <= Exudyn h = 1e-3; first time <= 2x Exudyn h = 1e-3; large "
              "models: Exudyn h = 1e-4 / 25). Above 1: the integrator's construction alone "
              "exceeds the target.", "",

@@ -8,7 +8,7 @@ Per case (``peers/iftomm.py`` builds and measures both tools):
    user's second session). Runs under 1 s are the median of three processes.
 2. Exudyn, generalized-α at a ladder of fixed steps from coarse to fine: the first step whose
    error against the reference is within the IFToMM threshold (1e-3) is *the step that reaches
-   the threshold*; the ladder stops there, except that h = 1e-4 always runs (the issue asks
+   the threshold*; the ladder stops there, except that h = 1e-4 always runs (the target asks
    for both). A run whose full span would exceed :data:`BUDGET_S` (estimated from a pilot over
    :data:`PILOT_S` of the case) simulates a first part (while searching the threshold step at
    least :data:`MIN_SPAN_S`; A02: past its first two flat poses, at 0.72 s and 1.24 s) and

@@ -35,7 +35,7 @@ Figures (same numpy code for every tool, from q and q̇ at 101 output times): bu
 integration time, their total (imports excluded, reported apart as ``import_s``), the energy
 error max|E - E0| / max(|E0|, max T), the constraint residual max|F(q)| at the end, and per case
 the ratios quivira / peer of total time and of energy error. The "targets" section checks the
-goals of the benchmark issue. Exit status: 1 if a record is missing or implausible (an error, a
+benchmark's goals. Exit status: 1 if a record is missing or implausible (an error, a
 non-finite figure, an incomplete run; in ``--quick`` also any timeout), else 0 (2 with
 ``--require-targets`` when a target is missed).
 """
