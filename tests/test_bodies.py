@@ -1,4 +1,4 @@
-"""Issue 21: particles, rigid bodies, welds, distance links, rolling, joint motors, kinematics
+"""Particles, rigid bodies, welds, distance links, rolling, joint motors, kinematics
 helpers, API ergonomics and the function API's ``simulate_system`` — against independent
 oracles (SymPy derivations integrated by SciPy, closed forms, Exudyn).
 """

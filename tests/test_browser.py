@@ -15,14 +15,14 @@ theme. Screenshots go to ``tests/screenshots/`` (git-ignored): ``studio-1366x768
 ``studio-ledger-dark.png`` (the view with the spring and the energy ledger, dark theme) and
 ``studio.png`` (the Studio alone, as in the README).
 
-A second scenario (issue 14) opens a slider-crank, adds an angle stop in *Sliders, stops &
+A second scenario opens a slider-crank, adds an angle stop in *Sliders, stops &
 contact* (a restitution of 1.5 is refused next to its field), simulates, finds the impacts
 on the timeline and in the event log, edits the restitution (compiled code reused); then a
 latching lattice whose three latches lock at one instant. Screenshots:
 ``studio-slider-crank.png``, ``studio-event-log.png``, ``studio-lattice-latched.png``,
 ``studio-sliders-section.png`` (the editor's section with the stop selected).
 
-A third scenario (issues 15 and 21) opens a model with a particle, a disc rolling on a slope
+A third scenario opens a model with a particle, a disc rolling on a slope
 with a welded plate and a driven crank, simulates and plays it to the end, then finds the
 equilibrium in the *Statics* tab and colours the bars by axial force. Screenshots:
 ``studio-bodies.png`` (the view at the end of the motion) and ``studio-statics.png`` (the
@@ -100,7 +100,7 @@ s = Studio(m, t_end=0.6, n_frames=121)
 s"""
 
 
-#: bodies of issue 21: a driven crank with a particle on a link, a disc rolling down a slope
+#: bodies: a driven crank with a particle on a link, a disc rolling down a slope
 #: with a plate welded on it, a bar hanging from a pin
 BODIES_CODE = """import heyoka as hy
 import quivira as qv

@@ -1,4 +1,4 @@
-"""Fuzzing the model as a hostile and a careless user would (issue "Reliability").
+"""Fuzzing the model as a hostile and a careless user would.
 
 * Random call sequences on the model API (hypothesis): every call either succeeds or raises
   TypeError/ValueError, and a failed call leaves the model exactly as it was (``to_dict``

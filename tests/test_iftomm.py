@@ -1,4 +1,4 @@
-"""IFToMM benchmark problems A01 and A02 and the redundant double four-bar (issue 20),
+"""IFToMM benchmark problems A01 and A02 and the redundant double four-bar,
 against the independent references of ``tests/oracles/iftomm.py`` (closed-form elliptic
 solutions; nothing there imports Quivira).
 

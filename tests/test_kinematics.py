@@ -1,4 +1,4 @@
-"""Kinematic analysis (issue 15): mobility, sweeps along a driver, coupler curves and the
+"""Kinematic analysis: mobility, sweeps along a driver, coupler curves and the
 transmission angle of a four-bar, against Freudenstein's equation and closed forms."""
 
 from __future__ import annotations

@@ -65,7 +65,7 @@ def every_kind_model() -> qv.BarJointModel:
     m.add_angle_stop(0, 1, 0.5, "max", 0.3, name="limit")
     m.add_contact(2, 0.5, height=-5.0, restitution=0.5, name="floor")
     m.add_event(y2 + 0.05, name="dip", direction="down")
-    # issue 21: a welded pair, a link to the ground, a rolling disc, a disc in a driven ring
+    # bodies: a welded pair, a link to the ground, a rolling disc, a disc in a driven ring
     k = m.n_bars
     m.add_bar_at_attitude(10.0, -0.5, -np.pi / 2, 1.0, 1.0)
     m.add_support(k, -0.5, fixed_x=True, fixed_y=True)

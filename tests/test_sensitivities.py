@@ -1,4 +1,4 @@
-"""Sensitivities, uncertainty propagation and optimisation (issue 23), against oracles:
+"""Sensitivities, uncertainty propagation and optimisation, against oracles:
 high-order central finite differences of ``model.simulate``, the elliptic-integral period of
 a pendulum, closed-form event times of a falling bar (SymPy derivatives), Monte Carlo
 sampling of re-simulations, and an optimisation problem with an analytic optimum."""

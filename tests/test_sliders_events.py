@@ -1,4 +1,4 @@
-"""Sliders, events, latches, stops and contacts (issue 14) against independent references.
+"""Sliders, events, latches, stops and contacts against independent references.
 
 The references (``tests/oracles/sliders_exudyn.py`` and ``tests/oracles/impacts.py``) import
 no Quivira: the closed-form slider-crank and its 1-DOF ODE, Exudyn's ``ObjectJointPrismatic2D``

@@ -1,4 +1,4 @@
-"""Static equilibrium, stability and equilibrium paths (issue 15) against independent oracles:
+"""Static equilibrium, stability and equilibrium paths against independent oracles:
 the method of joints, the free-body equations of a three-hinged arch, a direct minimisation
 of the potential with scipy, and the closed-form limit load of a von Mises truss."""
 

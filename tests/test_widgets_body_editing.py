@@ -1,5 +1,5 @@
 """Particles, rigid bodies, welds, links, body pins, rolling contacts and joint motors edited in
-the Studio (issue 21, item 6): what the sections *Bodies* and *Body joints & motors* build is
+the Studio: what the sections *Bodies* and *Body joints & motors* build is
 exactly what the model's façade methods build (``to_dict`` compared), undo restores the model,
 delete removes, the edited model simulates as the façade-built one does, and every hostile
 value is refused with a message naming the field while the model stays unchanged."""

@@ -1,4 +1,4 @@
-"""The Studio's sliders, latches, stops and contacts (issue 14, widgets part).
+"""The Studio's sliders, latches, stops and contacts.
 
 Every check compares the widgets with numbers computed here from the model's data and the
 trajectory with numpy (bar points ``c + s L (cos θ, sin θ)``, slot lines shifted along the

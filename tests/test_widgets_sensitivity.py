@@ -1,4 +1,4 @@
-"""The Studio's sensitivity panel (issue 23): the bars it draws against central finite
+"""The Studio's sensitivity panel: the bars it draws against central finite
 differences of ``model.simulate`` (independent of the sensitivities code: perturbed models are
 re-simulated, bar lengths with the lattice reassembled by hand), hostile inputs shown as
 messages with the model unchanged, and the Studio's tab.

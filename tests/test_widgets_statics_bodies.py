@@ -1,5 +1,5 @@
-"""The Studio with particles, rigid bodies and the body elements of issue 21, and its statics
-(issue 15): what is drawn is compared with numbers computed here from the model and the
+"""The Studio with particles, rigid bodies and their body elements, and its statics: what is
+drawn is compared with numbers computed here from the model and the
 trajectory with numpy."""
 
 from __future__ import annotations
@@ -194,7 +194,7 @@ def test_editing_masses_and_inertia_of_bodies_and_particles():
         s.close()
 
 
-# ---------------------------------------------------------------------------- statics (issue 15)
+# --------------------------------------------------------------------------------------- statics
 def truss(load: float = -100.0) -> qv.BarJointModel:
     """Two bars at 45° from pins at (±1, 0) to the apex (0, 1), a load at the apex, g = 0."""
     m = qv.BarJointModel()

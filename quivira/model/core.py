@@ -1229,7 +1229,7 @@ class bar_joint_model:  # noqa: N801 - API name
         return cls.from_dict(persistence.read_file(path, max_bytes),
                              max_expression_nodes=max_expression_nodes)
 
-    # --- bodies and joints (issue 21) ---
+    # --- bodies and joints ---
 
 
 
@@ -1243,7 +1243,7 @@ class bar_joint_model:  # noqa: N801 - API name
 
 
 
-    # --- statics, kinematics and internal forces (issue 15) ---
+    # --- statics, kinematics and internal forces ---
     def _statics_problem(self, t: Any = 0.0):
         from .statics import StaticsProblem
 
@@ -1631,7 +1631,7 @@ class bar_joint_model:  # noqa: N801 - API name
         return internal_forces(data, cs, pars, np.asarray(t, dtype=float), q, qd, acc, lam,
                                sec, bars)
 
-    # --- sensitivities (issue 23) ---
+    # --- sensitivities ---
     def sensitivities(self, t_end: float, wrt: str | Sequence[str], order: int = 1,
                       outputs: str | Sequence[str] = ("state", "energy"),
                       n_points: int = 201, *, tol: float | None = None,

@@ -1,4 +1,4 @@
-r"""Static equilibrium, its stability, and equilibrium paths of a bar model (issue 15).
+r"""Static equilibrium, its stability, and equilibrium paths of a bar model.
 
 Equilibrium at rest (:math:`\dot q = 0`, :math:`\ddot q = 0`) of
 :math:`M\ddot q = f(q, \dot q, t) + J^T\lambda` with the holonomic constraints

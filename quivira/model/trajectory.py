@@ -460,7 +460,7 @@ class Trajectory:
         raise ValueError(f"output must be 'Displacement', 'Velocity', 'ConstraintEquation' or "
                          f"'Force', got {short_repr(output)}")
 
-    # --- kinematics (issue 21) ---
+    # --- kinematics ---
     def _body_local(self, body: int | None, local_point) -> tuple[float, float]:
         if body is None:
             from .validation import check_point
@@ -613,7 +613,7 @@ class Trajectory:
                 return r.force
         raise KeyError(f"no reaction of {kind} {index}" + ("" if bar is None else f" on bar {bar}"))
 
-    # --- internal forces (issue 15) ---
+    # --- internal forces ---
     def internal_forces(self, model, *, s=51, bars=None, qdd=None):
         """Compute N(s), V(s), M(s) along the bars in every frame.
 

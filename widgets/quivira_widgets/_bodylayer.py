@@ -1,4 +1,4 @@
-r"""The view's drawing of particles, rigid bodies and the body elements of issue 21.
+r"""The view's drawing of particles, rigid bodies and their body elements.
 
 Symbols, all moving with the motion (``q`` in the drawing layout of three numbers per body,
 :func:`quivira_widgets._geometry.expand_q`):
