@@ -10,7 +10,8 @@ import math
 
 from ._repr import short_repr
 from .model import bar_joint_model
-from .model.elements import SpringDamper, TorqueActuator
+from .model.data import Particle, RigidBody
+from .model.elements import BodyPin, Distance, SpringDamper, TorqueActuator
 
 
 def chain(n_bars: int, *, length: float = 1.0, mass: float = 1.0, angle: float = -0.3,
@@ -104,8 +105,9 @@ def iftomm_a01(*, length: float = 1.0, mass: float = 1.0, g: float = 9.81) -> ba
     """
     m = bar_joint_model()
     m.set_g(g)
-    p = m.add_particle(length, 0.0, mass)
-    m.add_distance(None, (0.0, 0.0), p, 0.0, length, name="link")
+    m.add(Particle(mass=mass, pose=(length, 0.0, 0.0)))
+    m.add(Distance(body_a=None, point_a=(0.0, 0.0), body_b=0, point_b=0.0, length=length,
+                   name="link"))
     return m
 
 
@@ -253,17 +255,17 @@ def iftomm_a03() -> bar_joint_model:
     m.set_g(0.0)
     lengths = [None, None, 2.0 * math.hypot(dx, dy), None, None, None, None]
     for b in range(7):
-        m.add_body(*centre[b], angles[b], p["m"][b], p["I"][b], points=points[b],
-                   length=lengths[b])
-    m.add_pin(None, ground["O"], 0, "O", name="O")
-    m.add_pin(0, "F", 1, "F", name="F")
-    m.add_pin(None, ground["B"], 2, "B", name="B")
-    m.add_pin(None, ground["A"], 4, "A", name="A5")
-    m.add_pin(None, ground["A"], 6, "A", name="A7")
-    m.add_pin(4, "G", 3, "G", name="G")
-    m.add_pin(6, "H", 5, "H", name="H")
+        m.add(RigidBody(mass=p["m"][b], inertia=p["I"][b], pose=(*centre[b], angles[b]),
+                        points=points[b], ref_length=lengths[b]))
+    m.add(BodyPin(body_a=None, point_a=ground["O"], body_b=0, point_b="O", name="O"))
+    m.add(BodyPin(body_a=0, point_a="F", body_b=1, point_b="F", name="F"))
+    m.add(BodyPin(body_a=None, point_a=ground["B"], body_b=2, point_b="B", name="B"))
+    m.add(BodyPin(body_a=None, point_a=ground["A"], body_b=4, point_b="A", name="A5"))
+    m.add(BodyPin(body_a=None, point_a=ground["A"], body_b=6, point_b="A", name="A7"))
+    m.add(BodyPin(body_a=4, point_a="G", body_b=3, point_b="G", name="G"))
+    m.add(BodyPin(body_a=6, point_a="H", body_b=5, point_b="H", name="H"))
     for b, nm in ((2, "E2"), (3, "E4"), (5, "E6")):
-        m.add_pin(1, "E", b, "E", name=nm)
+        m.add(BodyPin(body_a=1, point_a="E", body_b=b, point_b="E", name=nm))
     # the spring from D (BDE, on its axis: s = 1/2 of the reference length 2|D|) to C
     m.add(SpringDamper(bar_a=2, s_a=0.5, bar_b=None, ground=ground["C"], k=p["c0"],
                        l0=p["l0"], name="spring"))

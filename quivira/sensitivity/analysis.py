@@ -313,7 +313,7 @@ def sensitivities(model, t_end: float, wrt: str | Sequence[str], order: int = 1,
     n = data.n_coordinates()
     variables = resolve(data, wrt)
     values = _check_at(at, variables)
-    check_sizes(n, model.n_constraints, len(variables), order, n_points, kinds)
+    check_sizes(n, len(model.constraint_labels), len(variables), order, n_points, kinds)
     tolerance = model.tolerance
     # nominal point: the partition of the coordinates
     cs_full = sim.compiled(data, tol, integrator=False)  # the variational one integrates

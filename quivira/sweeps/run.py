@@ -208,11 +208,11 @@ def sweep(model, values: Any, t_end: float, *, n_points: int = 201,
             distinct.append(m)
             model_index[i] = len(distinct) - 1
     for m in distinct:
-        if not m.n_bars:
+        if not m.bodies:
             raise ValueError("sweep: the model has no bars; add a bar first")
         check_keys(m, keys)
     check_sweep_size(n_var, n_points, max(m.n_coordinates for m in distinct),
-                     max(m.n_constraints for m in distinct), "trajectory" in outputs)
+                     max(len(m.constraint_labels) for m in distinct), "trajectory" in outputs)
 
     # heyoka's cache directory for this sweep, restored when it ends (workers keep theirs)
     with cache_dir(heyoka_cache_dir), cache_errors(heyoka_cache_dir):

@@ -218,32 +218,19 @@ def check_keys(model, keys: list[str]) -> None:
 
 
 def apply_value(model, key: str, value: Any) -> None:
-    """Set ``key`` to ``value`` on ``model`` through its public setter.
+    """Set ``key`` to ``value`` on ``model`` by its name, with ``model.set``.
 
-    Validated there: a TypeError or ValueError names the problem. Initial-state keys are
-    handled by :class:`quivira.sweeps.batch.Preparer`, not here.
+    Validated there: a TypeError or ValueError names the problem, and the model is left as it
+    was. A body's key ``bar<i>.<field>`` names body ``i`` whatever its kind (``body<i>`` for a
+    rigid body). Initial-state keys are handled by :class:`quivira.sweeps.batch.Preparer`, not
+    here.
     """
-    if key == "g":
-        model.set_g(value)
-    elif key == "stabilization":
-        model.set_stabilization(value)
-    elif (m := _BAR.match(key)) is not None:
-        i, what = int(m.group(1)), m.group(2)
-        if what == "mass":
-            model.set_bar_mass(i, value)
-        elif what == "length":
-            model.set_bar_length(i, value)
-        elif what == "inertia":
-            model.set_body_inertia(i, value)
-    elif (m := _SUPPORT.match(key)) is not None:
-        model.set_support(int(m.group(1)), **{m.group(2): value})
-    elif (m := _FORCE.match(key)) is not None:
-        model.set_force(int(m.group(1)), **{m.group(2): value})
-    elif key in model.parameters:
-        model.set_parameter(key, value)
-    else:
-        name, _, what = key.rpartition(".")
-        model.set_spring(name, **{what: value})
+    from ..model.names import body_name
+
+    if (m := _BAR.match(key)) is not None:
+        i = int(m.group(1))
+        key = f"{body_name(i, model.bodies[i])}.{m.group(2)}"
+    model.set(key, value)
 
 
 def state_entries(keys: list[str], data) -> list[tuple[str, int]]:
