@@ -1,4 +1,4 @@
-"""How much of quivira's time is heyoka/LLVM building the integrator itself (issue 19).
+"""How much of quivira's time is heyoka/LLVM building the integrator itself.
 
 For the cases where the benchmark's latency targets are missed, this measures, each in a fresh
 process, the construction of ``hy.taylor_adaptive`` for quivira's first-order system of the
@@ -13,7 +13,7 @@ case, at the fastest settings (compact mode, ``opt_level=0``, the default tolera
 
 each cold and warm figure the median of three fresh processes, with heyoka's own timings of its
 phases (its trace log: decomposition, LLVM IR, code generation or cache lookup) and the number
-of LLVM modules its compact mode splits the code into; IFToMM A03 (issue 20) is floored the
+of LLVM modules its compact mode splits the code into; IFToMM A03 is floored the
 same way against Exudyn at the step that reaches the 1e-3 threshold (from the full run's
 ``results/latest.json``);
 
@@ -44,7 +44,7 @@ import run as bench  # noqa: E402 - the benchmark's own worker and cases
 
 SMALL = ("four_bar", "scissor-2", "scissor-4", "scissor-8")
 LARGE = ("scissor-32", "scissor-64", "chain-128", "wall-16x16")
-#: issue 20's IFToMM case whose speed target is missed: Andrews' mechanism, against Exudyn at
+#: the IFToMM case whose speed target is missed: Andrews' mechanism, against Exudyn at
 #: the step that reaches the 1e-3 threshold (read from results/latest.json)
 IFTOMM = ("a03",)
 MARK = "@@FLOOR@@"
@@ -141,8 +141,7 @@ def iftomm_threshold_run(case: str) -> dict:
 
 
 #: fresh Exudyn processes per figure below 1 s (their median): single sub-second runs vary by
-#: up to 2x (scissor-8 at h = 1e-3: 0.100 s in one process of the 05:42 floor run, a median
-#: of 0.055 s in the full run before it)
+#: up to 2x on a 2-core machine; see docs/design/benchmark-method.md
 EXUDYN_RUNS_SHORT = 5
 
 
@@ -179,7 +178,7 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     for case in SMALL + LARGE + IFTOMM:
         row = {"case": case, **floors(case)}
-        if case in IFTOMM:  # issue 20: warm total <= Exudyn at the step reaching 1e-3
+        if case in IFTOMM:  # warm total <= Exudyn at the step reaching 1e-3
             thr = iftomm_threshold_run(case)
             row["exudyn_threshold_s"], row["exudyn_threshold_h"] = thr["total_s"], thr["h"]
             row["warm_vs_target"] = row["ode_warm_s"] / thr["total_s"]
@@ -218,7 +217,7 @@ def markdown(doc: dict) -> str:
              "system of the case, compact mode, `opt_level=0`, default tolerance. *ODE cold*: "
              "no events, disk cache off; *with events*: the singularity monitor as `simulate` "
              "compiles it; *ODE warm*: no events, disk cache filled by an earlier process. "
-             "*Floor / allowed*: the floor divided by what the issue-19 target allows for the "
+             "*Floor / allowed*: the floor divided by what the target allows for the "
              "whole run (warm <= Exudyn h = 1e-3; first time <= 2x Exudyn h = 1e-3; large "
              "models: Exudyn h = 1e-4 / 25). Above 1: the integrator's construction alone "
              "exceeds the target.", "",
@@ -239,7 +238,7 @@ def markdown(doc: dict) -> str:
                f"{r['large_warm_vs_target']:.1f} |" if big else "– | – | – |"))
     ift = [r for r in doc["rows"] if r["case"] in IFTOMM]
     if ift:
-        lines += ["", "IFToMM (issue 20): the warm floor against Exudyn's total at the coarsest "
+        lines += ["", "IFToMM: the warm floor against Exudyn's total at the coarsest "
                   "step that reaches the 1e-3 threshold (`results/latest.json`).", "",
                   "| case | decomposition | order | events | ODE cold s | with events s "
                   "| ODE warm s | Exudyn at threshold s (h) | warm floor / allowed |",

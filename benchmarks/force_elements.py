@@ -9,7 +9,7 @@ with gravity: build, compile, integrate, in a fresh process (heyoka's on-disk ca
 Without springs the lattice collapses to its flat, singular pose in well under a second, so
 "the same 10 s without springs" cannot be simulated; it is measured as what it costs: build,
 compile, and the integration time per step (from a 0.6 s run) times the number of steps the
-sprung lattice took. Target (issue "Springs, dampers and actuators"): with springs at most
+sprung lattice took. Target: with springs at most
 1.5× that.
 
 Run: ``python benchmarks/force_elements.py`` (writes ``results/force_elements.json``).

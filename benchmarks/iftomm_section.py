@@ -8,7 +8,7 @@ Per case (``peers/iftomm.py`` builds and measures both tools):
    user's second session). Runs under 1 s are the median of three processes.
 2. Exudyn, generalized-α at a ladder of fixed steps from coarse to fine: the first step whose
    error against the reference is within the IFToMM threshold (1e-3) is *the step that reaches
-   the threshold*; the ladder stops there, except that h = 1e-4 always runs (the issue asks
+   the threshold*; the ladder stops there, except that h = 1e-4 always runs (the target asks
    for both). A run whose full span would exceed :data:`BUDGET_S` (estimated from a pilot over
    :data:`PILOT_S` of the case) simulates a first part (while searching the threshold step at
    least :data:`MIN_SPAN_S`; A02: past its first two flat poses, at 0.72 s and 1.24 s) and
@@ -16,10 +16,10 @@ Per case (``peers/iftomm.py`` builds and measures both tools):
    that part is a lower bound of the full span's, so the step it calls "reaching the threshold"
    is at least as coarse, and as fast, as the true one.
 
-Target (issue 20): quivira faster than Exudyn at the threshold step, with an error at least
+Target: quivira faster than Exudyn at the threshold step, with an error at least
 :data:`ERROR_MARGIN` times smaller over the span both simulated (quivira's error is recorded
-as it grows, output by output). The speed is judged on the warm-cache call, as issue 19's
-latency target is (A03 runs 0.03 s: its first-time total is mostly heyoka compiling, which
+as it grows, output by output). The speed is judged on the warm-cache call, as the default
+call's latency target is (A03 runs 0.03 s: its first-time total is mostly heyoka compiling, which
 the record shows beside it).
 """
 
@@ -122,7 +122,7 @@ def run_case(case: str, spawn, cutoff: float, log=print) -> list[dict]:
 
 
 def target(rows: list[dict]) -> dict:
-    """Issue 20's target for one case, with its figures."""
+    """The IFToMM target for one case, with its figures."""
     case = rows[0]["case"]
     q, warm = rows[0], rows[1]
     what = (f"IFToMM {case}: quivira (default call; warm disk cache, a user's second session) "
@@ -177,7 +177,7 @@ def plausibility(rows: list[dict]) -> list[str]:
 
 
 def markdown(rows: list[dict], targets: list[dict]) -> list[str]:
-    lines = ["", "## IFToMM problems (issue 20)", "",
+    lines = ["", "## IFToMM problems", "",
              "A02: the N-four-bar, N = 40 (81 bars), 20 s, 400 output steps; error = max |B0's "
              "x, y, ẋ, ẏ − closed form| (the IFToMM 'high precision' bound is 1e-3). A03: "
              "Andrews' squeezing mechanism, 0.03 s, 30 output steps; error = max |body angle − "

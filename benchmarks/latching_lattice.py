@@ -1,5 +1,5 @@
 """A scissor-8 lattice deploying under hinge springs until its latches lock, side by side
-with the same model in Exudyn (issue "Sliders, latches, stops and contact", item 7).
+with the same model in Exudyn.
 
 Case (see ``peers/exudyn_latching_lattice.py`` for the model and its exact reference):
 ``scissor(8)`` (16 bars), 16 torsional springs k = 20 N m/rad (8 centre pivots and 7 corners

@@ -1,4 +1,4 @@
-"""Issue 19's comparisons whose sides are both noisy, measured side by side.
+"""Comparisons whose sides are both noisy, measured side by side.
 
 *The default call against the best swept setting* (:func:`paired_default`), and *quivira
 against Exudyn at h = 1e-3* where the headline figures are close to the bound
@@ -7,20 +7,17 @@ against Exudyn at h = 1e-3* where the headline figures are close to the bound
 The settings sweep of ``benchmarks/run.py`` runs each setting once (the median of three fresh
 processes below 1 s) and its fastest setting is the minimum over up to twelve such figures.
 That minimum is biased low: with sub-second totals varying 10-25 % between processes, the
-luckiest of twelve draws beats a typical run of the *same* code (on scissor-2, the default
-call and its best setting, run alternately five times each, gave medians of 0.076 s and
-0.078 s, while the 17:11 full run's sweep minimum against the default's own median said
-1.29x; the four-bar: 0.074 s and 0.075 s against 1.46x). So once the
-sweep has chosen the fastest setting, it and the default call run again, alternately in fresh
-processes (:func:`repeats` pairs), and the ratio of their medians is the figure the target
-reads. Alternating also spreads a slow phase of the machine over both.
+luckiest of twelve draws beats a typical run of the *same* code (measurements in
+``docs/design/benchmark-method.md``). So once the sweep has chosen the fastest setting, it and
+the default call run again, alternately in fresh processes (:func:`repeats` pairs), and the
+ratio of their medians is the figure the target reads. Alternating also spreads a slow phase of
+the machine over both.
 
 The same holds against the peer: each headline figure is the median of three fresh processes
 run back to back, so a slow phase of a minute or two can fall on one tool's three runs and not
-on the other's (the full run of 2026-12-06 20:26 had Exudyn's scissor-32 at 1.14 s against
-0.74-0.95 s in the three runs before it, which flattered quivira's ratio). Where a headline
-ratio is within :data:`CLOSE` of its bound, Exudyn and the quivira calls run again in rounds,
-one process each per round, and the target reads the ratio of their medians.
+on the other's (see ``docs/design/benchmark-method.md``). Where a headline ratio is within
+:data:`CLOSE` of its bound, Exudyn and the quivira calls run again in rounds, one process each
+per round, and the target reads the ratio of their medians.
 """
 
 from __future__ import annotations
@@ -29,12 +26,8 @@ import math
 from collections.abc import Callable
 
 #: pairs for a best setting shorter than this many seconds: 9; below LONG_S: 3; else 1.
-#: Nine up to 4 s: there the totals of fresh processes vary by 10-25 % from one to the next
-#: (chain-64's three pairs of 2026-12-06 12:21: 1.31-1.49 s and 1.39-1.62 s), and medians of
-#: five still moved by 20 %: the full run of 2026-12-07 03:47 had chain-16's default call at
-#: [0.50, 0.48, 0.51, 0.35, 0.36] s against [0.38, 0.42, 0.35, 0.30, 0.47] s for its best
-#: setting (1.27x), where seven pairs right after it, on a quiet machine, gave 1.05x (scissor-4:
-#: 1.23x, then 1.08x). Four more pairs cost about three minutes of an hour's run.
+#: Nine up to 4 s: there the totals of fresh processes vary by 10-25 % on a 2-core machine,
+#: and medians of five still move by 20 %; see docs/design/benchmark-method.md
 SHORT_S, LONG_S = 4.0, 20.0
 #: beside a peer run of at least LONG_S seconds (one round), a quivira call shorter than SHORT_S
 #: runs this many times in the round and enters with its median: the peer's long run averages

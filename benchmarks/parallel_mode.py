@@ -1,4 +1,4 @@
-"""Does heyoka's ``parallel_mode`` pay for quivira's large systems? (issue 19, item 3)
+"""Does heyoka's ``parallel_mode`` pay for quivira's large systems?
 
 ``parallel_mode=True`` makes a compact-mode Taylor integrator evaluate each order's segments
 of the decomposition in parallel threads (TBB). For each large case of the benchmark this

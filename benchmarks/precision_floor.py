@@ -1,4 +1,4 @@
-"""The double-precision floor of the energy error on the large lattices (issue 19).
+"""The double-precision floor of the energy error on the large lattices.
 
 The latency targets hold "at an energy error >= 1e4x smaller than Exudyn h = 1e-3's", the
 large-model target at one >= 1e5x smaller than Exudyn h = 1e-4's. On a tall lattice over a
@@ -129,7 +129,7 @@ def peer_bounds(case: str, latest: dict) -> dict:
 
 
 def markdown(doc: dict) -> str:
-    lines = ["# The double-precision floor of the energy error (issue 19)", "",
+    lines = ["# The double-precision floor of the energy error", "",
              f"`{doc['command']}`, {doc['date']}; Exudyn's errors from `results/latest.json` "
              f"({doc['latest_date']}). ε = {EPS:.3g} (double precision). Relative energy "
              "error max|E(t) − E(0)| / max(|E(0)|, max T) over 101 points.", "",

@@ -2,7 +2,7 @@
 
 The first ``simulate`` builds the equations and compiles the integrator and output functions;
 after a value edit (one bar's mass) the cached compiled code is reused with new runtime
-parameters. Target (issue 3): the second simulation at least 20x faster than the first.
+parameters. Target: the second simulation at least 20x faster than the first.
 
 Run: ``python benchmarks/resimulate.py`` (writes ``benchmarks/results/resimulate.json``).
 """

@@ -35,7 +35,7 @@ Figures (same numpy code for every tool, from q and q̇ at 101 output times): bu
 integration time, their total (imports excluded, reported apart as ``import_s``), the energy
 error max|E - E0| / max(|E0|, max T), the constraint residual max|F(q)| at the end, and per case
 the ratios quivira / peer of total time and of energy error. The "targets" section checks the
-goals of the benchmark issue. Exit status: 1 if a record is missing or implausible (an error, a
+benchmark's goals. Exit status: 1 if a record is missing or implausible (an error, a
 non-finite figure, an incomplete run; in ``--quick`` also any timeout), else 0 (2 with
 ``--require-targets`` when a target is missed).
 """
@@ -200,15 +200,12 @@ def spawn(tool: str, case: str, kwargs: dict, cutoff: float) -> dict:
     return rec
 
 
-#: runs shorter than this (total seconds) are repeated; the record is the median of 3. Was 1 s;
-#: the full run of 2026-12-06 13:48 showed single runs of 1-5 s off by up to 50 % (scissor-32's
-#: default call: 2.26 s once, 1.46-1.62 s in its five paired runs; chain-128's 4.88 s against
-#: 3.86-4.62 s)
+#: runs shorter than this (total seconds) are repeated; the record is the median of 3: single
+#: runs of 1-5 s can be off by up to 50 %; see docs/design/benchmark-method.md
 SHORT_RUN_S = 5.0
 #: the same for the table's own rows (each tool, and quivira's chosen, default and warm
-#: calls; not the sweep of settings): the run of 14:35 had the wall's warm call at 9.05 s
-#: once, where it takes 6.6-6.9 s in a quiet process (three runs at 16:20), and the 1e-3/1e-4
-#: totals of Exudyn the large targets divide by are single runs of 5-15 s too
+#: calls; not the sweep of settings): single runs of 5-15 s, the large targets' Exudyn totals
+#: among them, vary as much; see docs/design/benchmark-method.md
 HEADLINE_RUN_S = 15.0
 
 
@@ -277,7 +274,7 @@ def default_records(case: str, run_record) -> list[dict]:
     return out
 
 
-#: the peer of issue 19's latency targets, and the largest allowed ratio of each quivira call
+#: the peer of the latency targets, and the largest allowed ratio of each quivira call
 PEER = "exudyn_h1e-3"
 PEER_BOUNDS = {"quivira_warm": 1.0, "quivira_default": 2.0}
 #: the peer of the large-model target (models of at least LARGE_BARS bars): the default call
@@ -514,7 +511,7 @@ def check_targets(records: list[dict], beside_large: dict | None = None) -> list
 
 def default_targets(records: list[dict], sweep: dict, pairs: dict | None = None,
                     beside: dict | None = None, beside_large: dict | None = None) -> list[dict]:
-    """Issue 19's targets on the default call (first time and warm cache) and large models.
+    """The targets on the default call (first time and warm cache) and large models.
 
     The default call against the best swept setting reads the side-by-side medians of
     ``pairs`` (:mod:`paired`) where a case has them, else the sweep's minimum; the calls

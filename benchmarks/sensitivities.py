@@ -1,4 +1,4 @@
-"""Sensitivities of a scissor-8 lattice with respect to 16 hinge stiffnesses (issue 23).
+"""Sensitivities of a scissor-8 lattice with respect to 16 hinge stiffnesses.
 
 The mechanism: ``quivira.examples.scissor(8)`` (16 unit bars, 8 X-cells) with its roller
 removed, so it hangs from the pin at bar 0's lower end and swings while it folds (2 degrees

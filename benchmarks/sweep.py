@@ -1,6 +1,6 @@
 """Sweeps: ``quivira.sweep`` against loops of single simulations, in one run.
 
-Cases (issue 16):
+Cases:
 
 * ``four_bar``: 1000 variants of ``four_bar()`` with random link masses (bar 0 in [0.5, 2],
   bar 1 in [2, 4], bar 2 in [2, 3] kg) and initial crank angle (uniform in [-π, π]; the
@@ -433,7 +433,7 @@ def markdown(res: dict) -> str:
         exu = [t for t in r if t.startswith("Exudyn")]
         default_loop = [t for t in loops if "interactive" in t]
         other_loops = [t for t in loops if t not in default_loop]
-        lines += ["", "Targets (issue 16): ≥ 10× the quivira loop at the defaults: "
+        lines += ["", "Targets: ≥ 10× the quivira loop at the defaults: "
                   + ", ".join(f"{r[t]['time']:.1f}× "
                               f"{'met' if r[t]['time'] >= 10 else 'NOT met'}"
                               for t in default_loop)

@@ -4,7 +4,7 @@ Run from the repository root::
 
     python benchmarks/widgets_speed.py [--repeat 15]
 
-Prints a table and writes ``benchmarks/results/widgets_speed.json``. Targets (issue):
+Prints a table and writes ``benchmarks/results/widgets_speed.json``. Targets:
 
 * redraw after an edit of a 50-bar model (``chain(50)``) ≤ 50 ms;
 * one animation frame update of a 20-bar model (``scissor(10)``) ≤ 30 ms;

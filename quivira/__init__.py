@@ -79,3 +79,7 @@ __all__ += ["simulate_system"]
 from .sweeps import grid, sweep  # noqa: E402
 
 __all__ += ["grid", "sweep"]
+
+from . import elements  # noqa: E402  (the kinds for model.add)
+
+__all__ += ["elements"]

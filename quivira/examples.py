@@ -10,6 +10,7 @@ import math
 
 from ._repr import short_repr
 from .model import bar_joint_model
+from .model.elements import SpringDamper, TorqueActuator
 
 
 def chain(n_bars: int, *, length: float = 1.0, mass: float = 1.0, angle: float = -0.3,
@@ -264,7 +265,7 @@ def iftomm_a03() -> bar_joint_model:
     for b, nm in ((2, "E2"), (3, "E4"), (5, "E6")):
         m.add_pin(1, "E", b, "E", name=nm)
     # the spring from D (BDE, on its axis: s = 1/2 of the reference length 2|D|) to C
-    m.add_spring_damper(2, 0.5, None, k=p["c0"], l0=p["l0"], ground_point=ground["C"],
-                        name="spring")
-    m.add_torque_actuator(0, p["mom"], name="drive")
+    m.add(SpringDamper(bar_a=2, s_a=0.5, bar_b=None, ground=ground["C"], k=p["c0"],
+                       l0=p["l0"], name="spring"))
+    m.add(TorqueActuator(bar=0, torque=p["mom"], name="drive"))
     return m

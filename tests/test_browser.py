@@ -15,14 +15,14 @@ theme. Screenshots go to ``tests/screenshots/`` (git-ignored): ``studio-1366x768
 ``studio-ledger-dark.png`` (the view with the spring and the energy ledger, dark theme) and
 ``studio.png`` (the Studio alone, as in the README).
 
-A second scenario (issue 14) opens a slider-crank, adds an angle stop in *Sliders, stops &
+A second scenario opens a slider-crank, adds an angle stop in *Sliders, stops &
 contact* (a restitution of 1.5 is refused next to its field), simulates, finds the impacts
 on the timeline and in the event log, edits the restitution (compiled code reused); then a
 latching lattice whose three latches lock at one instant. Screenshots:
 ``studio-slider-crank.png``, ``studio-event-log.png``, ``studio-lattice-latched.png``,
 ``studio-sliders-section.png`` (the editor's section with the stop selected).
 
-A third scenario (issues 15 and 21) opens a model with a particle, a disc rolling on a slope
+A third scenario opens a model with a particle, a disc rolling on a slope
 with a welded plate and a driven crank, simulates and plays it to the end, then finds the
 equilibrium in the *Statics* tab and colours the bars by axial force. Screenshots:
 ``studio-bodies.png`` (the view at the end of the motion) and ``studio-statics.png`` (the
@@ -67,6 +67,7 @@ NOTEBOOK_CODE = ("from quivira_widgets import Studio\n"
 #: released at rest, the crank falls clockwise (the stop is added in the browser)
 CRANK_CODE = """import math
 import quivira as qv
+from quivira.elements import GroundSlider
 from quivira_widgets import Studio
 r, rod, phi = 0.3, 0.9, 1.0
 A = (r * math.cos(phi), r * math.sin(phi))
@@ -78,7 +79,7 @@ m.add_bar_from_point_pair((B[0] - 0.1, 0.0), (B[0] + 0.1, 0.0))
 m.add_support(0, -0.5, False, False)
 m.add_joint([0, 1], [0.5, -0.5])
 m.add_joint([1, 2], [0.5, 0.0])
-m.add_ground_slider(2, 0.0, 0.0, name="guide")
+m.add(GroundSlider(bar=2, s=0.0, angle=0.0, name="guide"))
 s = Studio(m, t_end=1.0, n_frames=101)
 s"""
 
@@ -99,7 +100,7 @@ s = Studio(m, t_end=0.6, n_frames=121)
 s"""
 
 
-#: bodies of issue 21: a driven crank with a particle on a link, a disc rolling down a slope
+#: bodies: a driven crank with a particle on a link, a disc rolling down a slope
 #: with a plate welded on it, a bar hanging from a pin
 BODIES_CODE = """import heyoka as hy
 import quivira as qv
@@ -371,7 +372,7 @@ def test_studio_in_jupyterlab(jupyter_lab, tmp_path):
             studio.locator("button.quivira-add-spring").click()
             expect(counts).to_contain_text("1 spring", timeout=30_000)
             expect(studio.locator(".quivira-editor .quivira-msg-ok").filter(
-                has_text="added spring 0").first).to_be_visible(timeout=30_000)
+                has_text="added spring0").first).to_be_visible(timeout=30_000)
             # the new topology is compiled and simulated by itself; the spring's tension is
             # offered in the element forces
             expect(studio.locator(".quivira-element-rows select option")).to_have_count(
@@ -537,7 +538,7 @@ def test_sliders_latches_and_the_event_log_in_jupyterlab(jupyter_lab, tmp_path):
             studio.locator("button.quivira-add-element").click()
             expect(counts).to_contain_text("1 stop", timeout=30_000)
             expect(studio.locator(".quivira-editor .quivira-msg-ok").filter(
-                has_text="added stop 0").first).to_be_visible(timeout=30_000)
+                has_text="added stop0").first).to_be_visible(timeout=30_000)
 
             studio.locator("button.quivira-simulate").click()
             status = studio.locator(".quivira-player-status")
@@ -546,7 +547,7 @@ def test_sliders_latches_and_the_event_log_in_jupyterlab(jupyter_lab, tmp_path):
             expect(log_rows.first).to_be_visible(timeout=30_000)
             n_rows = log_rows.count()
             assert n_rows >= 3  # the header and at least two impacts on the stop
-            expect(log_rows.nth(1)).to_contain_text("stop 0")
+            expect(log_rows.nth(1)).to_contain_text("stop0")
             expect(log_rows.nth(1)).to_contain_text("impact")
             marks = studio.locator(".quivira-timeline .quivira-event")
             assert marks.count() == n_rows - 1
@@ -556,7 +557,7 @@ def test_sliders_latches_and_the_event_log_in_jupyterlab(jupyter_lab, tmp_path):
             e_field.fill("0.8")
             e_field.press("Enter")
             expect(studio.locator(".quivira-editor .quivira-msg-ok").filter(
-                has_text="stop 0: restitution e = 0.8").first).to_be_visible(timeout=60_000)
+                has_text="stop0: restitution e = 0.8").first).to_be_visible(timeout=60_000)
             expect(status).to_contain_text("compiled code reused", timeout=60_000)
             studio.locator(".quivira-editor").screenshot(
                 path=str(SCREENSHOTS / "studio-sliders-section.png"))

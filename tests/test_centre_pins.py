@@ -75,7 +75,7 @@ def check_against_spec_path(m, seed):
 
 def pin_rows(m) -> set[int]:
     """The rows of the model's centre pins."""
-    heads = tuple(f"joint {j} · " for j, jt in enumerate(m.joints) if jt.centre_pin)
+    heads = tuple(f"{jt.name}." for jt in m.joints if jt.centre_pin)
     return {k for k, label in enumerate(m.compiled().labels) if label.startswith(heads)}
 
 

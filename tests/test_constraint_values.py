@@ -27,7 +27,7 @@ def test_stop_restitution_edit_changes_rebound_without_recompiling():
     m.simulate(1.0, n_points=20)
     n = m.n_compiled
     m.set_constraint_values("stop", restitution=0.8)
-    assert m.elements["angle_stops"][0].restitution == 0.8
+    assert m.elements["stop"].restitution == 0.8
     traj = m.simulate(1.0, n_points=20)
     assert m.n_compiled == n
     ev = next(e for e in traj.events if e["name"] == "stop")
@@ -72,9 +72,9 @@ def test_values_of_each_kind_and_undo_notice():
     m.set_constraint_values("S", offset=0.25, s_b=0.0)
     m.set_constraint_values("C", height=-2.0, restitution=0.6)
     el = m.elements
-    assert el["latches"][0].angle == 0.9 and el["latches"][0].active is False
-    assert (el["slots"][0].offset, el["slots"][0].s_b) == (0.25, 0.0)
-    assert (el["contacts"][0].height, el["contacts"][0].restitution) == (-2.0, 0.6)
+    assert el["L"].angle == 0.9 and el["L"].active is False
+    assert (el["S"].offset, el["S"].s_b) == (0.25, 0.0)
+    assert (el["C"].height, el["C"].restitution) == (-2.0, 0.6)
     assert len(seen) == 3 and "'C'" in seen[-1] and "height" in seen[-1]
     # the edited values reach the runtime parameters (the slot offset is one of them)
     pars = dict(zip(m.parameter_keys(), m.parameter_values(), strict=True))
@@ -105,10 +105,10 @@ def test_sliders_section_edits_through_set_constraint_values():
         rev = m.revision
         sec.restitution.value = 0.9
         assert calls == [("stop", {"restitution": 0.9})]
-        assert m.elements["angle_stops"][0].restitution == 0.9
+        assert m.elements["stop"].restitution == 0.9
         assert m.revision == rev + 1  # one edit, one undo step
         s.editor.undo_button.click()
-        assert m.elements["angle_stops"][0].restitution == 0.5
+        assert m.elements["stop"].restitution == 0.5
         before = m.to_dict()
         sec.restitution.text.value = "1.5"  # refused by the field, the model unchanged
         assert sec.restitution.error and "restitution" in sec.restitution.error

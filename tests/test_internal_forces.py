@@ -1,4 +1,4 @@
-"""Internal forces along bars (issue 15): N(s), V(s), M(s) against closed forms (simply
+"""Internal forces along bars: N(s), V(s), M(s) against closed forms (simply
 supported bar, spinning free bar) and the balance of a free end along a simulated motion."""
 
 from __future__ import annotations

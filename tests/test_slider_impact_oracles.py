@@ -1,4 +1,4 @@
-"""Self-checks of the slider, impact and latch references (issue 14, items 5 and 7).
+"""Self-checks of the slider, impact and latch references.
 
 No Quivira here. The references are checked against independent computations so that a
 wrong sign or factor fails:

@@ -1,4 +1,4 @@
-"""Sweeps and ensembles (issue 16): ``quivira.sweep`` against independent computations.
+"""Sweeps and ensembles: ``quivira.sweep`` against independent computations.
 
 * Every variant of a sweep equals ``model.simulate`` of the same variant (a model built and
   edited by hand, run through the scalar simulator), to integration tolerance: a four-bar with

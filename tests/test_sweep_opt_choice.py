@@ -1,4 +1,4 @@
-"""``quivira.sweep(purpose="auto")``: which batch code a sweep compiles (issue 16).
+"""``quivira.sweep(purpose="auto")``: which batch code a sweep compiles.
 
 * The probe's step rate agrees with the step count of ``model.simulate`` on the same variant
   (an independent integrator: the scalar one, at the same tolerance).

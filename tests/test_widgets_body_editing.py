@@ -1,5 +1,5 @@
 """Particles, rigid bodies, welds, links, body pins, rolling contacts and joint motors edited in
-the Studio (issue 21, item 6): what the sections *Bodies* and *Body joints & motors* build is
+the Studio: what the sections *Bodies* and *Body joints & motors* build is
 exactly what the model's façade methods build (``to_dict`` compared), undo restores the model,
 delete removes, the edited model simulates as the façade-built one does, and every hostile
 value is refused with a message naming the field while the model stays unchanged."""
@@ -20,6 +20,7 @@ import traitlets  # noqa: E402
 import quivira as qv  # noqa: E402
 from quivira.examples import four_bar  # noqa: E402
 from quivira_widgets import ModelEditor, Studio, _guard  # noqa: E402
+from quivira_widgets._modelinfo import by_collection
 from quivira_widgets.sections import BodiesSection, BodyJointsSection  # noqa: E402
 from quivira_widgets.sections.base import GROUND, NEW  # noqa: E402
 
@@ -176,7 +177,7 @@ def test_edit_and_delete_a_body(ed):
     assert m.to_dict() == ref.to_dict()
     assert m.n_bars == 4 and m.body_kind(3) == "body"
     ed.undo()
-    assert m.body_kind(3) == "particle" and m.elements["distances"][0].name == "rod"
+    assert m.body_kind(3) == "particle" and by_collection(m)["distances"][0].name == "rod"
 
 
 # ====================================================================== body joints
@@ -280,8 +281,8 @@ def test_pin_b_on_a_puts_the_points_together(bodies_ed):
     assert np.allclose(pa, pb, atol=1e-11)
     assert "they coincide" in s.info.value
     name = s.add()
-    assert name == "pin 0", s.message.text
-    pin = m.elements["body_pins"][0]
+    assert name == "pin0", s.message.text
+    pin = by_collection(m)["body_pins"][0]
     assert pin.body_a == 2 and pin.body_b == 3 and list(pin.point_a) == [1.25, 0.0]
 
 
@@ -293,13 +294,13 @@ def test_selected_link_length_is_edited_and_other_fields_are_fixed(bodies_ed):
     assert s.kind.disabled and s.body_a.disabled and s.ua.disabled and not s.length.disabled
     before = m.to_dict()
     type_in(s.length, "1.5")
-    assert m.elements["distances"][0].length == 1.5
+    assert by_collection(m)["distances"][0].length == 1.5
     assert s.message.text == f"{name}: length 1.5 m"
     type_in(s.length, "-2")
     assert "length ℓ" in s.length.error
     type_in(s.length, "")
     assert s.message.kind == "error"
-    assert m.elements["distances"][0].length == 1.5
+    assert by_collection(m)["distances"][0].length == 1.5
     bodies_ed.undo()
     assert m.to_dict() == before
 
@@ -390,14 +391,14 @@ def test_saved_and_loaded_model_keeps_what_the_editor_added(bodies_ed):
     bodies_ed.add_body_joint()
     joint_fields(bodies_ed, "motor", 0, 1, joint=0, law="sine", phi0=None, omega=1.0,
                  amplitude=20.0, phase=0.0)
-    assert bodies_ed.add_body_joint() == "motor 0", bodies_ed.body_joints.message.text
+    assert bodies_ed.add_body_joint() == "motor0", bodies_ed.body_joints.message.text
     again = qv.BarJointModel.from_dict(m.to_dict())
     assert again.to_dict() == m.to_dict()
     fresh = ModelEditor(again)
     try:
         labels = [label for label, _ in fresh.body_joints.select.options]
-        assert labels[1] == "weld 0: disc 3 welded to bar 1"
-        assert labels[2].startswith("motor 0: θ of bar 1 − θ of bar 0 = ")
+        assert labels[1] == "weld0: disc 3 welded to bar 1"
+        assert labels[2].startswith("motor0: θ of bar 1 − θ of bar 0 = ")
         fresh.body_joints.select.value = 1
         assert "sin" in fresh.body_joints.info.value
     finally:
@@ -486,7 +487,7 @@ def test_hostile_body_joint_field_is_refused_and_named(bodies_ed, kind, a, b, va
 @pytest.mark.parametrize("kind, a, b, values, words", [
     # a link of length zero: the points coincide
     ("distance", None, 4, {"ua": 0.4, "va": -0.3, "ub": 0.0, "vb": 0.0, "length": None},
-     ("distance 0", "coincide", "length")),
+     ("distance0", "coincide", "length")),
     # a particle cannot be welded, driven or roll
     ("weld", 1, 4, {}, ("body_b", "particle")),
     ("motor", None, 4, {"joint": NEW}, ("body_b", "particle")),
@@ -500,7 +501,7 @@ def test_hostile_body_joint_field_is_refused_and_named(bodies_ed, kind, a, b, va
     # half a weld point
     ("weld", 1, 3, {"weld_x": 1.0, "weld_y": None}, ("weld y", "both x and y")),
     # pin points apart
-    ("pin", 1, 3, {"ua": 0.0, "va": 0.0, "ub": 0.0, "vb": 0.0}, ("pin 0", "apart")),
+    ("pin", 1, 3, {"ua": 0.0, "va": 0.0, "ub": 0.0, "vb": 0.0}, ("pin0", "apart")),
 ])
 def test_invalid_element_is_refused_with_the_core_message(bodies_ed, kind, a, b, values, words):
     s = joint_fields(bodies_ed, kind, a, b, **values)
@@ -562,7 +563,7 @@ def test_sections_work_alone(bodies_ed):
         assert len(b.items()) == 3 and j.items() == []
         j.kind.value = "weld"
         j.body_a.value, j.body_b.value = GROUND, 3
-        assert j.add() == "weld 0"
+        assert j.add() == "weld0"
     finally:
         b.close()
         j.close()

@@ -1,4 +1,4 @@
-"""The Studio's sliders, latches, stops and contacts (issue 14, widgets part).
+"""The Studio's sliders, latches, stops and contacts.
 
 Every check compares the widgets with numbers computed here from the model's data and the
 trajectory with numpy (bar points ``c + s L (cos θ, sin θ)``, slot lines shifted along the
@@ -129,7 +129,7 @@ def test_slot_is_drawn_along_the_guide_bar_and_the_pin_stays_on_it(guide):
 def test_ground_slider_rail_holds_the_whole_motion():
     m = slider_crank("ground")
     L = lengths_of(m)
-    gs = m.elements["ground_sliders"][0]
+    gs = m.element("guide")
     p = MotionPlayer(m, backend="static", t_end=1.0, n_frames=51)
     tr = p.simulate()
     p.show_frame(25)
@@ -213,7 +213,7 @@ def test_floor_line_is_n_dot_p_equal_h_and_contact_points_stay_above():
     assert tr.n_points == 81 and tr.t[-1] == pytest.approx(0.8, abs=1e-12)
     layer = p.view.switch_layer
     L = lengths_of(m)
-    for k, ct in enumerate(m.elements["contacts"]):
+    for k, ct in enumerate(m.element(n) for n in ("floor left", "floor right", "wall")):
         nvec = np.array([math.cos(ct.normal_angle), math.sin(ct.normal_angle)])
         a, b = layer.floor_lines[k]
         assert abs(a @ nvec - ct.height) < 1e-12 and abs(b @ nvec - ct.height) < 1e-12
@@ -294,40 +294,40 @@ def test_add_each_kind_from_the_fields_equals_the_model_api():
     sec.kind.value = "slot"
     sec.bar_a.value, sec.bar_b.value = 3, 1
     sec.s.value, sec.offset.value = 0.1, 0.02
-    assert sec.add() == "slot 1"
+    assert sec.add() == "slot0"
     twin.add_pin_in_slot(3, 1, 0.1, 0.02)
     sec.kind.value = "latch"
     sec.bar_a.value, sec.bar_b.value = 0, 1
     sec.latch_angle.value = -40.0
-    assert sec.add() == "latch 0"
+    assert sec.add() == "latch0"
     twin.add_latch(0, 1, math.radians(-40.0))
     sec.kind.value = "stop"
     sec.bar_a.value, sec.bar_b.value = GROUND, 0
     sec.limit.value, sec.side.value = 150.0, "max"
     sec.restitution.value, sec.rest_speed_ang.value = 0.3, 0.01
-    assert sec.add() == "stop 0"
+    assert sec.add() == "stop0"
     twin.add_angle_stop(None, 0, math.radians(150.0), "max", 0.3, rest_speed=0.01)
     sec.kind.value = "contact"
     sec.bar_b.value = 1
     sec.s.value, sec.height.value, sec.normal_angle.value = 0.0, -0.3, 90.0
     sec.restitution.value, sec.rest_speed_lin.value = 0.2, 0.002
-    assert sec.add() == "contact 0"
+    assert sec.add() == "contact0"
     twin.add_contact(1, 0.0, -0.3, 0.2, normal_angle=math.pi / 2, rest_speed=0.002)
     sec.kind.value = "slider"
     sec.bar_b.value = 1
     sec.s.value, sec.guide_angle.value = 0.5, 0.0
     sec.guide_x.value, sec.guide_y.value = 0.0, s.editor.model.bars[1].point(0.5)[1]
     # the rod's end on a horizontal ground line through its position
-    assert sec.add() == "slider 0"
+    assert sec.add() == "slider0"
     twin.add_ground_slider(1, 0.5, 0.0, (0.0, twin.bars[1].point(0.5)[1]))
     got, want = s.editor.model.to_dict(), twin.to_dict()
     for coll in ("slots", "latches", "angle_stops", "contacts", "ground_sliders"):
         assert got[coll] == want[coll], coll
     # the view draws them all
     layer = s.view.switch_layer
-    assert layer.slot_names == ["guide", "slot 1"] and layer.latch_names == ["latch 0"]
-    assert layer.stop_names == ["stop 0"] and layer.contact_names == ["contact 0"]
-    assert layer.guide_names == ["slider 0"]
+    assert layer.slot_names == ["guide", "slot0"] and layer.latch_names == ["latch0"]
+    assert layer.stop_names == ["stop0"] and layer.contact_names == ["contact0"]
+    assert layer.guide_names == ["slider0"]
     assert "2 slots" in s.editor.summary.value and "1 latch" in s.editor.summary.value
     s.close()
 
@@ -355,7 +355,7 @@ def test_bad_inputs_are_refused_next_to_the_field_and_leave_the_model():
     sec.bar_a.value, sec.bar_b.value = 0, 2
     assert sec.add() is None
     assert "no common joint" in sec.message.widget.value
-    assert m.revision == rev and not m.elements["latches"]
+    assert m.revision == rev and "latch0" not in m.elements
     # an edit the core refuses: the model is unchanged, the field shows why
     m.add_latch(0, 1, 0.5, name="elbow")
     sec.select.value = 0
@@ -363,7 +363,7 @@ def test_bad_inputs_are_refused_next_to_the_field_and_leave_the_model():
     rev = m.revision
     sec.latch_angle.text.value = "1e7"
     assert sec.latch_angle.error and m.revision == rev
-    assert m.elements["latches"][0].angle == 0.5
+    assert m.element("elbow").angle == 0.5
     s.close()
 
 
@@ -380,7 +380,7 @@ def test_value_edits_resimulate_without_compiling_and_change_the_physics():
     sec.select.value = k
     full_draws = s.player.plots.pane.n_full_draws
     sec.restitution.text.value = "0.8"
-    assert m.elements["angle_stops"][0].restitution == 0.8
+    assert m.element("crank stop").restitution == 0.8
     assert s.player.n_runs == runs + 1 and m.n_compiled == n_compiled
     tr2 = s.player.trajectory
     # the dashed event lines moved with the new run's events: they are in the still
@@ -393,7 +393,7 @@ def test_value_edits_resimulate_without_compiling_and_change_the_physics():
     assert first["state"][11] == pytest.approx(0.8 * first["approach_speed"], rel=1e-9)
     # the limit: the crank now stops at -20°
     sec.limit.value = -20.0
-    assert m.elements["angle_stops"][0].limit == pytest.approx(math.radians(-20.0))
+    assert m.element("crank stop").limit == pytest.approx(math.radians(-20.0))
     assert s.player.n_runs == runs + 2 and m.n_compiled == n_compiled
     tr3 = s.player.trajectory
     assert tr3.q[:, 2].min() > math.radians(-20.0) - 1e-8
@@ -401,7 +401,7 @@ def test_value_edits_resimulate_without_compiling_and_change_the_physics():
     assert hit["state"][2] == pytest.approx(math.radians(-20.0), abs=1e-9)
     # undo brings the old limit back (and re-simulates with the same compiled code)
     s.editor.undo()
-    assert m.elements["angle_stops"][0].limit == pytest.approx(0.0, abs=0)
+    assert m.element("crank stop").limit == pytest.approx(0.0, abs=0)
     assert m.n_compiled == n_compiled
     s.close()
 
@@ -413,7 +413,7 @@ def test_latch_angle_edit_moves_the_latch_and_delete_removes_it():
     sec.kind.value = "latch"
     sec.bar_a.value, sec.bar_b.value = 0, 1
     sec.latch_angle.value = 30.0
-    assert sec.add() == "latch 0"
+    assert sec.add() == "latch0"
     tr = s.player.simulate()
     n_compiled = m.n_compiled
     t30 = next(e["t"] for e in tr.events if e["what"] == "latched")
@@ -425,9 +425,9 @@ def test_latch_angle_edit_moves_the_latch_and_delete_removes_it():
     assert t20 < t30
     after = tr2.t > t20
     assert np.abs(tr2.q[after, 5] - tr2.q[after, 2] - math.radians(20.0)).max() < 1e-8
-    assert s.player.event_rows[0][1:3] == ("latch 0", "latched")
+    assert s.player.event_rows[0][1:3] == ("latch0", "latched")
     sec.delete()
-    assert not m.elements["latches"] and sec.selected == NEW
+    assert "latch0" not in m.elements and sec.selected == NEW
     assert s.view.switch_layer.latch_names == []
     assert not any(e["what"] == "latched" for e in s.player.trajectory.events)
     s.close()

@@ -70,7 +70,7 @@ def test_trajectory_csv_download_holds_the_trajectory():
     np.testing.assert_array_equal(col["t"], tr.t)
     np.testing.assert_array_equal(col["th1"], tr.q[:, 5])
     np.testing.assert_array_equal(col["vx2"], tr.qd[:, 6])
-    np.testing.assert_array_equal(col["lambda[support 1 · y]"], tr.lambda_mult[:, -1])
+    np.testing.assert_array_equal(col["lambda[support1.y]"], tr.lambda_mult[:, -1])
     np.testing.assert_array_equal(col["joint 0 on bar 1 · Fy"], tr.joint_force(0, 1)[:, 1])
     np.testing.assert_array_equal(col["energy"], tr.energy)
     p.close()

@@ -25,6 +25,7 @@ from quivira.examples import four_bar  # noqa: E402
 from quivira_widgets import ModelEditor, MotionPlayer, Studio, _guard  # noqa: E402
 from quivira_widgets._fields import NumberField, OptionalNumberField  # noqa: E402
 from quivira_widgets._laws import Law, read_law  # noqa: E402
+from quivira_widgets._modelinfo import by_collection
 from quivira_widgets.sections.base import GROUND  # noqa: E402
 
 HOSTILE = ["abc", "", "nan", "inf", "-inf", "1e400", "1e-400", "0x10", "1,5", "True", "[1]",
@@ -38,6 +39,11 @@ def no_unexpected(tmp_path, monkeypatch):
     _guard.UNEXPECTED.clear()
     yield
     assert _guard.UNEXPECTED == []
+
+
+def user_parameters(model) -> dict[str, float]:
+    """The model's named parameters and their values, ``{name: value}``."""
+    return {e.name: e.value for e in by_collection(model)["parameters"]}
 
 
 def type_into(field, text: str) -> None:
@@ -97,7 +103,7 @@ def test_springs_added_in_the_editor_are_those_of_the_api():
     type_into(ed.spring_l0, "")
     type_into(ed.spring_c, "1.5")
     ed.add_spring_button.click()
-    assert ed.messages["springs"].text == "added spring 0"
+    assert ed.messages["springs"].text == "added spring0"
     # a damper alone between two bars, with a rest length
     ed.spring_bar_a.value = 0
     type_into(ed.spring_s_a, "0")
@@ -119,7 +125,7 @@ def test_springs_added_in_the_editor_are_those_of_the_api():
     type_into(ed.torsion_phi0, "95")
     type_into(ed.torsion_preload, "-0.5")
     ed.add_spring_button.click()
-    assert ed.messages["springs"].text == "added torsional spring 1"
+    assert ed.messages["springs"].text == "added torsion1"
 
     api = four_bar()
     api.add_spring_damper(1, 0.25, None, k=80.0, c=1.5, ground_point=(1.5, 3.0))
@@ -128,8 +134,8 @@ def test_springs_added_in_the_editor_are_those_of_the_api():
     api.add_torsional_spring(None, 2, k=7.0, phi0=math.radians(95.0), preload=-0.5)
     assert elements_of(m) == elements_of(api)
     labels = [lb for lb, _ in ed.spring_select.options]
-    assert labels[1].startswith("spring 0: bar 1 (s = 0.25) ↔ ground (1.5, 3)")
-    assert "torsional spring 1: ground ↔ bar 2" in labels[4]
+    assert labels[1].startswith("spring0: bar 1 (s = 0.25) ↔ ground (1.5, 3)")
+    assert "torsion1: ground ↔ bar 2" in labels[4]
     ed.close()
 
 
@@ -147,14 +153,14 @@ def test_actuators_added_in_the_editor_are_those_of_the_api():
     type_into(ed.actuator_omega, "3")
     type_into(ed.actuator_phase, "30")
     ed.add_actuator_button.click()
-    assert ed.messages["actuators"].text == "added force actuator 0"
+    assert ed.messages["actuators"].text == "added actuator0"
     ed.actuator_kind.value = "torque"
     ed.actuator_law.value = "constant"
     ed.actuator_bar.value = 1
     ed.actuator_reaction.value = 0
     type_into(ed.actuator_offset, "-2")
     ed.add_actuator_button.click()
-    assert ed.messages["actuators"].text == "added torque actuator 0"
+    assert ed.messages["actuators"].text == "added torque0"
 
     api = four_bar()
     for name, value in (("fa0_offset", 1.0), ("fa0_A", 4.0), ("fa0_w", 3.0),
@@ -167,11 +173,11 @@ def test_actuators_added_in_the_editor_are_those_of_the_api():
     api.add_parameter("tq0_offset", -2.0)
     api.add_torque_actuator(1, api.parameter("tq0_offset"), bar_a=0)
     assert elements_of(m) == elements_of(api)
-    assert m.parameters == api.parameters
+    assert user_parameters(m) == user_parameters(api)
     labels = [lb for lb, _ in ed.actuator_select.options]
-    assert labels[1] == ("force actuator 0: force on bar 2 (s = 0.5), F(t) = 1 + 4·sin(3 t + "
+    assert labels[1] == ("actuator0: force on bar 2 (s = 0.5), F(t) = 1 + 4·sin(3 t + "
                          "30°) N along α = 90°")
-    assert labels[2] == "torque actuator 0: torque on bar 1 (−τ on bar 0), τ(t) = -2 N·m"
+    assert labels[2] == "torque0: torque on bar 1 (−τ on bar 0), τ(t) = -2 N·m"
     ed.close()
 
 
@@ -190,7 +196,7 @@ def test_sinusoidal_law_drives_as_written():
     np.testing.assert_allclose(tr.element_force(name), want, rtol=0, atol=1e-12)
     # the law is read back after a save/load round trip (e.g. undo)
     copy = BarJointModel.from_dict(json.loads(json.dumps(m.to_dict())))
-    prefix, law = read_law(copy, [copy.elements["torque_actuators"][0].torque])
+    prefix, law = read_law(copy, [by_collection(copy)["torque_actuators"][0].torque])
     assert prefix == "tq0" and law == Law("sine", 0.5, 2.0, 5.0, -math.pi / 4)
     ed.close()
 
@@ -306,9 +312,9 @@ def test_undo_and_redo_of_springs_and_actuators():
     added = elements_of(m)
     ed.spring_select.value = 0
     type_into(ed.spring_k, "321")
-    assert m.elements["springs"][0].k == 321.0
+    assert by_collection(m)["springs"][0].k == 321.0
     ed.undo()
-    assert m.elements["springs"][0].k == 100.0 and ed.spring_k.value == 100.0
+    assert by_collection(m)["springs"][0].k == 100.0 and ed.spring_k.value == 100.0
     ed.undo()
     assert elements_of(m) == start and name not in m.load_names
     ed.redo()
@@ -316,16 +322,16 @@ def test_undo_and_redo_of_springs_and_actuators():
     # an actuator and its parameters come and go in one step
     before = elements_of(m)
     act = ed.add_actuator()
-    assert act in m.load_names and set(m.parameters) == {"tq0_offset", "tq0_A", "tq0_w",
+    assert act in m.load_names and set(user_parameters(m)) == {"tq0_offset", "tq0_A", "tq0_w",
                                                         "tq0_phase"}
     ed.undo()
-    assert elements_of(m) == before and m.parameters == {}
+    assert elements_of(m) == before and user_parameters(m) == {}
     ed.redo()
     ed.actuator_select.value = 0
     ed.delete_actuator_button.click()
-    assert act not in m.load_names and m.parameters == {}
+    assert act not in m.load_names and user_parameters(m) == {}
     ed.undo()
-    assert act in m.load_names and len(m.parameters) == 4
+    assert act in m.load_names and len(user_parameters(m)) == 4
     ed.close()
 
 
@@ -342,26 +348,27 @@ def test_value_edits_resimulate_with_the_compiled_code():
     p.simulate_button.click()
     assert p.trajectory is not None and m.is_compiled()
     edits = [
-        (ed.spring_select, 0, ed.spring_k, "90", lambda: m.elements["springs"][0].k == 90.0),
-        (ed.spring_select, 0, ed.spring_c, "0", lambda: m.elements["springs"][0].c == 0.0),
-        (ed.spring_select, 0, ed.spring_l0, "1.1", lambda: m.elements["springs"][0].l0 == 1.1),
+        (ed.spring_select, 0, ed.spring_k, "90", lambda: by_collection(m)["springs"][0].k == 90.0),
+        (ed.spring_select, 0, ed.spring_c, "0", lambda: by_collection(m)["springs"][0].c == 0.0),
+        (ed.spring_select, 0, ed.spring_l0, "1.1",
+         lambda: by_collection(m)["springs"][0].l0 == 1.1),
         (ed.spring_select, 1, ed.torsion_k, "9",
-         lambda: m.elements["torsional_springs"][0].k == 9.0),
+         lambda: by_collection(m)["torsional_springs"][0].k == 9.0),
         (ed.spring_select, 1, ed.torsion_phi0, "-20",
-         lambda: m.elements["torsional_springs"][0].phi0 == math.radians(-20.0)),
+         lambda: by_collection(m)["torsional_springs"][0].phi0 == math.radians(-20.0)),
         (ed.spring_select, 2, ed.torsion_preload, "1.5",
-         lambda: m.elements["torsional_springs"][1].preload == 1.5),
+         lambda: by_collection(m)["torsional_springs"][1].preload == 1.5),
         (ed.spring_select, 2, ed.torsion_c, "0.2",
-         lambda: m.elements["torsional_springs"][1].c == 0.2),
+         lambda: by_collection(m)["torsional_springs"][1].c == 0.2),
         (ed.actuator_select, 0, ed.actuator_direction, "45",
-         lambda: m.parameters["fa0_dir"] == math.radians(45.0)),
+         lambda: user_parameters(m)["fa0_dir"] == math.radians(45.0)),
         (ed.actuator_select, 0, ed.actuator_offset, "7",
-         lambda: m.parameters["fa0_offset"] == 7.0),
+         lambda: user_parameters(m)["fa0_offset"] == 7.0),
         (ed.actuator_select, 1, ed.actuator_amplitude, "3.5",
-         lambda: m.parameters["tq0_A"] == 3.5),
-        (ed.actuator_select, 1, ed.actuator_omega, "4", lambda: m.parameters["tq0_w"] == 4.0),
+         lambda: user_parameters(m)["tq0_A"] == 3.5),
+        (ed.actuator_select, 1, ed.actuator_omega, "4", lambda: user_parameters(m)["tq0_w"] == 4.0),
         (ed.actuator_select, 1, ed.actuator_phase, "90",
-         lambda: m.parameters["tq0_phase"] == math.radians(90.0)),
+         lambda: user_parameters(m)["tq0_phase"] == math.radians(90.0)),
     ]
     for select, k, field, text, check in edits:
         select.value = k
@@ -373,12 +380,13 @@ def test_value_edits_resimulate_with_the_compiled_code():
     # the amplitude edit reached the motion: the motor's torque follows the new law
     tr = p.trajectory
     law = 0.0 + 3.5 * np.sin(4.0 * tr.t + math.pi / 2)
-    np.testing.assert_allclose(tr.element_force("torque actuator 0"), law, atol=1e-12)
+    np.testing.assert_allclose(tr.element_force("torque0"), law, atol=1e-12)
     # emptying l0 gives the initial distance, computed here from the poses
     ed.spring_select.value = 0
     type_into(ed.spring_l0, "")
     x, y, th = m.bars[1].pose
-    assert m.elements["springs"][0].l0 == pytest.approx(math.hypot(x - 1.2, y - 3.0), rel=1e-12)
+    l0 = by_collection(m)["springs"][0].l0
+    assert l0 == pytest.approx(math.hypot(x - 1.2, y - 3.0), rel=1e-12)
     assert p.run_info["reused"] and "initial distance" in ed.messages["springs"].text
     s.close()
 
@@ -418,7 +426,7 @@ def test_ledger_and_element_forces_plot_the_trajectory():
     assert np.abs(plots.balance_line.get_ydata()).max() < 1e-9 * scale  # the books balance
     # element forces: every series, the trajectory's own numbers, on the axis of its unit
     assert [lb for lb, _ in p.element_rows.options] == [
-        "spring 0 · tension", "torsional spring 0 · torque", "torsional spring 1 · torque",
+        "spring0 · tension", "torsion0 · torque", "torsion1 · torque",
         "motor · torque"]
     for line, label, unit in zip(plots.force_lines, plots.force_labels, plots.force_units):
         name = label.split(" · ")[0]
@@ -452,7 +460,7 @@ def test_drawn_springs_coils_and_actuators_follow_the_motion():
     tr = p.simulate()
     layer = p.view.force_layer
     L = np.array([b.length for b in m.bars])
-    springs = m.elements["springs"]
+    springs = by_collection(m)["springs"]
     for k in (0, 17, 40):
         p.slider.value = k
         q = tr.q[k]

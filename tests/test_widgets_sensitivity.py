@@ -1,4 +1,4 @@
-"""The Studio's sensitivity panel (issue 23): the bars it draws against central finite
+"""The Studio's sensitivity panel: the bars it draws against central finite
 differences of ``model.simulate`` (independent of the sensitivities code: perturbed models are
 re-simulated, bar lengths with the lattice reassembled by hand), hostile inputs shown as
 messages with the model unchanged, and the Studio's tab.
@@ -24,6 +24,7 @@ import quivira as qv  # noqa: E402
 from quivira.examples import scissor  # noqa: E402
 from quivira_widgets import SensitivityPanel, Studio, _guard  # noqa: E402
 from quivira_widgets import sensitivity as sens_module  # noqa: E402
+from quivira_widgets._modelinfo import by_collection
 
 ALPHA0, ALPHA_REST, K, C = 0.35, 0.9, 25.0, 2.0
 T_END = 0.6
@@ -96,7 +97,7 @@ def _value(model: qv.BarJointModel, name: str) -> float:
     if name.endswith("· length"):
         return model.bars[int(name.split()[1])].length
     spring, _, key = name.rpartition(" · ")
-    el = next(e for e in model.elements["torsional_springs"] if e.name == spring)
+    el = next(e for e in by_collection(model)["torsional_springs"] if e.name == spring)
     return float(getattr(el, key))
 
 
@@ -179,13 +180,13 @@ def test_peak_force_bars_relative_and_tolerance_scaling(model):
     before = model.to_dict()
     p = _panel(model)
     p.output_kind.value = "peak"
-    p.output_name.value = "support 0 · y"
+    p.output_name.value = "support0.y"
     p.scaling.value = "relative"
     p.compute_button.click()
     assert p.message.kind == "ok", p.message.text
 
     def peak(tr):
-        return np.max(np.abs(tr.lambda_mult[:, tr.constraint_labels.index("support 0 · y")]))
+        return np.max(np.abs(tr.lambda_mult[:, tr.constraint_labels.index("support0.y")]))
 
     fd = central_differences(peak)
     point = {n: _value(model, n) for n in WRT}

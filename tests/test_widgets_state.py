@@ -153,8 +153,8 @@ def test_panel_state_is_traits_linked_in_the_studio():
     assert s.player.slider.value == 12 and s.view.frame == 12
     # one selection for all panels
     s.tabs.selected_index = 1  # the inspector is active while its tab shows
-    s.inspector.lambda_list.value = "joint 0 · bar 1 · x"
-    assert s.selection == s.player.selection == s.view.selection == "joint 0 · bar 1 · x"
+    s.inspector.lambda_list.value = "joint0.bar1.x"
+    assert s.selection == s.player.selection == s.view.selection == "joint0.bar1.x"
     label, point, force = s.view.reaction
     tr = s.player.trajectory
     np.testing.assert_array_equal(force, tr.joint_force(0, 1)[12])  # the trajectory's force
@@ -170,7 +170,7 @@ def test_panel_state_is_traits_linked_in_the_studio():
     assert "joint 0 on bar 1: |F| = " in s.view._reaction_info
     # the curve is highlighted in the plot, the row on the λ heatmap
     hl = [ln for ln, lb in zip(s.player.force_lines, s.player.plots.force_labels)
-          if lb == "joint 0 · bar 1 · x"]
+          if lb == "joint0.bar1.x"]
     assert len(hl) == 1 and hl[0].get_linewidth() > 2
     assert all(ln.get_alpha() < 1 for ln in s.player.force_lines if ln is not hl[0])
     s.player.plot_kind.value = "reactions"
@@ -183,7 +183,7 @@ def test_panel_state_is_traits_linked_in_the_studio():
 def test_force_arrow_at_the_initial_state_from_the_matrices():
     m = four_bar()
     s = Studio(m, backend="static")
-    s.selection = "support 1 · y"
+    s.selection = "support1.y"
     label, point, force = s.view.reaction
     tr = m.simulate(0.1, 2)  # its first row is the initial state
     np.testing.assert_allclose(force, tr.support_force(1)[0], rtol=1e-9)

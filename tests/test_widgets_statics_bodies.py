@@ -1,5 +1,5 @@
-"""The Studio with particles, rigid bodies and the body elements of issue 21, and its statics
-(issue 15): what is drawn is compared with numbers computed here from the model and the
+"""The Studio with particles, rigid bodies and their body elements, and its statics: what is
+drawn is compared with numbers computed here from the model and the
 trajectory with numpy."""
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import pytest
 import quivira as qv
 from quivira_widgets import Studio
 from quivira_widgets._constraints import force_from_matrices, force_target  # noqa: E402
+from quivira_widgets._modelinfo import by_collection
 from quivira_widgets.inspector import _coordinate_names  # noqa: E402
 
 R_DISC = 0.2
@@ -88,7 +89,7 @@ def test_studio_plays_bodies_and_draws_them_where_the_trajectory_has_them(played
         assert np.allclose(layer.point_xy, [world(disc, (R_DISC, 0.0)),
                                             world(plate, (0.15, 0.0))], atol=1e-12)
         # the weld at its point of the plate; the link from the crank's end to the particle
-        w = m.elements["welds"][0]
+        w = by_collection(m)["welds"][0]
         assert np.allclose(layer.weld_xy, [world(plate, w.point_b)], atol=1e-12)
         crank = pose(tr, m, 0, k)
         assert np.allclose(layer.distance_segments[0], [world(crank, (0.3, 0.0)), [px, py]],
@@ -107,7 +108,7 @@ def test_studio_plays_bodies_and_draws_them_where_the_trajectory_has_them(played
     assert float(t @ (c1[:2] - c0[:2])) == pytest.approx(-R_DISC * (c1[2] - c0[2]), abs=1e-9)
     # the rolling line: its ends on the line through the contact at the slope, spanning the
     # disc's travel
-    roll = m.elements["rolling_contacts"][0]
+    roll = by_collection(m)["rolling_contacts"][0]
     n = np.array([-t[1], t[0]])
     for end in layer.rolling_lines[0]:
         assert float(n @ (end - np.asarray(roll.point))) == pytest.approx(0.0, abs=1e-12)
@@ -154,13 +155,13 @@ def test_support_force_and_coordinate_names_after_a_particle(played):
     # bar 4 hangs at rest: its support carries its weight, m g up (J columns of body 4 start
     # at 11, not 12, because the particle has two coordinates)
     s.view.trajectory = None
-    s.view.selection = "support 1 · x"
+    s.view.selection = "support1.x"
     label, point, force = s.view.reaction
     assert label == "support 1 on bar 4"
     assert np.allclose(force, [0.0, 1.0 * 0.5 * m.g], atol=1e-9)
     assert np.allclose(point, [3.0, 0.0], atol=1e-12)
     mats = m.matrices()
-    target = force_target(m, "support 1 · x")
+    target = force_target(m, "support1.x")
     assert np.allclose(force_from_matrices(mats["J"], mats["lambda_mult"], mats["labels"],
                                            target, m.body_coordinates(4)[:2]),
                        [0.0, 0.5 * m.g], atol=1e-9)
@@ -193,7 +194,7 @@ def test_editing_masses_and_inertia_of_bodies_and_particles():
         s.close()
 
 
-# ---------------------------------------------------------------------------- statics (issue 15)
+# --------------------------------------------------------------------------------------- statics
 def truss(load: float = -100.0) -> qv.BarJointModel:
     """Two bars at 45° from pins at (±1, 0) to the apex (0, 1), a load at the apex, g = 0."""
     m = qv.BarJointModel()

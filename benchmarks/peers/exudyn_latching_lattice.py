@@ -1,4 +1,4 @@
-"""Exudyn peer of the latching scissor-8 lattice (issue 14, item 7), and its exact reference.
+"""Exudyn peer of the latching scissor-8 lattice, and its exact reference.
 
 No Quivira import: the geometry of ``quivira.examples.scissor(8)`` is replicated here.
 

@@ -135,7 +135,8 @@ def pair_acceleration(e: Merge, qdd_i, q: list, qd: list, coefs, alpha: int):
     """
     two_a = coefs.expression({(alpha,): 2.0})
     a2 = coefs.expression({(alpha, alpha): 1.0})
-    return hy.sum([qdd_i, two_a * (qd[e.i] - qd[e.j]), a2 * (q[e.i] - q[e.j])])
+    # qdd_i is a number when no force acts along the coordinate (a free scissor)
+    return hy.sum([hy.expression(qdd_i), two_a * (qd[e.i] - qd[e.j]), a2 * (q[e.i] - q[e.j])])
 
 
 def pin_multiplier(e: Merge, mass_params: list, force_on):

@@ -63,17 +63,13 @@ def default_compile_options(n_coordinates: int, purpose: str = "interactive") ->
 #: ``simulate(tol=None)``: ``(up to this many coordinates, tolerance)``, loosening with size.
 #: Small models compile in a blink and integrate in less, so accuracy costs little; from
 #: a few bars on the integration dominates and its cost grows with the Taylor order (about
-#: -ln(tol)/2 + 1). Measured by ``benchmarks/run.py`` (the default call against a sweep of
-#: tolerances, 2026-12-03): at 1e-12 the default took 1.25x (chain-8, 24 coordinates) the time
-#: of tol 1e-9, against 1.08x at 1e-10, so the boundary is below 24 coordinates; the relative
-#: energy errors stay below 1e-12 in every case.
+#: -ln(tol)/2 + 1). The boundary is set by ``benchmarks/run.py`` (the default call against a
+#: sweep of tolerances); its measurements: docs/design/tolerances.md.
 DEFAULT_TOLERANCES = ((20, 1e-12),)
 #: above the last size of :data:`DEFAULT_TOLERANCES`, for runs longer than the time scale
 LARGE_MODEL_TOL = 1e-10
 #: a run no longer than the model's time scale (``ModelData.time_scale``) takes this one at
-#: every size: its few steps cost little against compiling (scissor-32 over 1 s, the sweep of
-#: the 2026-12-07 05:40 benchmark run: 1.04 s at 1e-12 against 1.03 s at 1e-10, energy error
-#: 2.1e-15 against 6.3e-15)
+#: every size: its few steps cost little against compiling; see docs/design/tolerances.md
 SHORT_RUN_TOL = 1e-12
 #: every tolerance the default rule can choose (``simulate`` reuses code compiled at any of
 #: them rather than compiling again)

@@ -65,6 +65,10 @@ class Complementarity:
     pivots: int
 
 
+class UnsettledContactsError(RuntimeError):
+    """The pivoting on the unilateral rows did not reach a complementary solution."""
+
+
 def _solve_psd(A: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     """Solve ``A x = rhs`` for a positive semi-definite ``A`` (least squares if singular)."""
     if A.shape[0] == 0:
@@ -124,7 +128,7 @@ def _murty(S: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, int]:
         if not bad:
             return np.where(basis, np.maximum(z, 0.0), 0.0), pivots
         basis[bad[0]] = not basis[bad[0]]
-    raise RuntimeError(f"the contact problem did not settle after {limit} pivots "
+    raise UnsettledContactsError(f"the contact problem did not settle after {limit} pivots "
                        f"({k} unilateral rows)")
 
 

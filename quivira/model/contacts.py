@@ -217,6 +217,43 @@ def level_gaps(run) -> None:
         run.cs.ta.state[:run.n] = q_new
 
 
+def clear_rebounds(run) -> None:
+    r"""Integrate the few picoseconds that take rebounding rows off their event's zero.
+
+    A row that rebounded sits where its close event was located, gap :math:`-ε`: its event
+    function :math:`g + ε` is exactly 0 at the start of the next step, and heyoka does not see
+    a later zero of a function that starts at exactly 0 when the step's Taylor polynomial
+    also has that root (a body in free flight: its next landing was missed). The motion is
+    continued by :math:`2ε/v` (:math:`v` the slowest rebound), after which every such function
+    is about :math:`+ε`; an event met on the way is handled as usual.
+    """
+    keys = [key for key in unilateral_keys(run) if not run.is_active(key)]
+    if not keys:
+        return
+    _, qd, F, J = geometry_with(run, keys)
+    eps = run.base[run.index[("event_gap",)]]
+    speed_tol = SPEED_TOL * speed_scale(run, qd)
+    slow = np.inf
+    for key in keys:
+        cols = rows_of(run, key)
+        g, v = F[cols] + eps, J[cols] @ qd
+        at_zero = np.abs(g) <= 1e-3 * eps
+        if np.any(at_zero & (v > speed_tol)):
+            slow = min(slow, float(np.min(v[at_zero & (v > speed_tol)])))
+    if not np.isfinite(slow):
+        return
+    ta = run.cs.ta
+    t_end = float(run.grid[-1])
+    target = min(float(ta.time) + 2.0 * eps / slow, t_end)
+    if target <= ta.time:
+        return
+    res = ta.propagate_until(target, max_steps=run.budget.chunk(run.cost))
+    run.budget.add(res[3])
+    code = int(res[0])
+    if -len(run.cs.terminal_events) <= code < 0:
+        run.on_event(run.cs.terminal_events[-code - 1])
+
+
 def force_scale(run, lam: np.ndarray) -> float:
     r"""Return a force scale: :math:`\max(|\lambda|, \sum_i m_i |g|)`."""
     weight = float(np.sum(run.data.mass_diagonal())) * abs(run.data.g)

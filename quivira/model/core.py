@@ -17,6 +17,7 @@ centre + s·L·(cos θ, sin θ), s in [-0.5, 0.5]; inertia m L²/12; gravity g a
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import math
@@ -42,7 +43,7 @@ from .elements import (
     Support,
 )
 from .elements.actuators import parameter_variable
-from .elements.pin_joint import infer_joints
+from .elements.pin_joint import inferred_joints
 from .linearize import Linearization, Linearizer, Modes
 from .names import Name
 from .results import AssemblyReport, ConstraintCheck, Sparsity, StateMatrices
@@ -257,7 +258,7 @@ class bar_joint_model:  # noqa: N801 - API name
 
     # ------------------------------------------------------------------ earlier releases
     def __getattr__(self, name: str) -> Any:
-        """Run a member of an earlier release, with a DeprecationWarning (:mod:`.legacy`)."""
+        """Run a member of an earlier release, with a pending deprecation (:mod:`.legacy`)."""
         if name.startswith("_"):
             raise AttributeError(name)
         from . import legacy
@@ -266,7 +267,7 @@ class bar_joint_model:  # noqa: N801 - API name
         if fn is None:
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
         warnings.warn(f"model.{name} is deprecated; use {legacy.REPLACEMENTS[name]} (it goes "
-                      "in the next release)", DeprecationWarning, stacklevel=2)
+                      "in the next release)", names.EARLIER_SPELLING, stacklevel=2)
         if name in legacy.PROPERTIES:
             return fn(self)
         return functools.partial(fn, self)
@@ -373,8 +374,8 @@ class bar_joint_model:  # noqa: N801 - API name
 
         Examples
         --------
-        >>> import quivira
-        >>> model = quivira.examples.chain(1)
+        >>> from quivira.examples import chain
+        >>> model = chain(1)
         >>> [(p.name, p.unit, p.value) for p in model.parameters()][:3]
         [('g', 'm/s²', 9.81), ('stabilization', '1/s', 10.0), ('bar0.mass', 'kg', 1.0)]
         """
@@ -549,7 +550,8 @@ class bar_joint_model:  # noqa: N801 - API name
         Returns
         -------
         int
-            The joint's index.
+            The joint's index. Its name (the first free ``joint<k>``, see
+            :attr:`elements`) labels its rows, e.g. ``"joint0.bar1.x"``.
 
         Examples
         --------
@@ -571,8 +573,8 @@ class bar_joint_model:  # noqa: N801 - API name
         >>> round(float(eq.support_force(0)[1]), 6), round(3.0 * 9.81, 6)
         (29.43, 29.43)
         """
-        return self._editor.add(
-            lambda data, j: PinJoint.create(bar_index, s, len(data.bars), j), PinJoint)
+        self.add(PinJoint(bars=bar_index, s=s))
+        return len(self._data.of(PinJoint)) - 1
 
 
     def add_support(self, bar_index: int, s: float, dof_in_x: bool | None = None,
@@ -656,10 +658,29 @@ class bar_joint_model:  # noqa: N801 - API name
         Returns
         -------
         int
-            The force's index.
+            The force's index. The load is named ``"force<k>"`` (the first free ``k``) in
+            :attr:`elements` and :meth:`parameters`, e.g. ``"force0.fy"``.
+
+        Examples
+        --------
+        A horizontal bar pinned at its left end, held level by a point load: the load's
+        moment about the pin balances the weight's.
+
+        >>> import quivira
+        >>> model = quivira.bar_joint_model()
+        >>> beam = model.add_bar_at_attitude(0.5, 0.0, 0.0, 1.0, 2.0)
+        >>> model.add_support(beam, -0.5, fixed_x=True, fixed_y=True)
+        0
+        >>> model.add_external_force(beam, 0.5, 0.0, 9.81)  # m g L/2 = F L
+        0
+        >>> list(model.elements)
+        ['support0', 'force0']
+        >>> eq = model.equilibrium()
+        >>> [round(float(v), 6) for v in eq.support_force(0)]
+        [0.0, 9.81]
         """
-        return self._editor.add(lambda data, k: PointLoad.create(
-            bar_index, s, fx, fy, torque, len(data.bars), k), PointLoad)
+        self.add(PointLoad(bar=bar_index, s=s, fx=fx, fy=fy, torque=torque))
+        return len(self._data.of(PointLoad)) - 1
 
 
     # ------------------------------------------------------------------ constraints
@@ -674,14 +695,16 @@ class bar_joint_model:  # noqa: N801 - API name
 
 
     def parameter(self, name: str) -> hy.expression:
-        """Return the named runtime parameter ``name`` as a heyoka expression, for actuator laws.
+        """Return the named runtime parameter ``name`` as a heyoka expression, for laws.
 
-        For example ``A = model.parameter("A"); model.add_torque_actuator(0, A * hy.sin(hy.time))``.
+        For example, after ``model.add(Parameter(name="A", value=0.5))``,
+        ``model.add(TorqueActuator(bar=0, torque=model.parameter("A") * hy.sin(hy.time)))``;
+        ``model.set("A", 0.7)`` then re-simulates without compiling.
 
         Parameters
         ----------
         name : str
-            A parameter added with :meth:`add_parameter`.
+            A :class:`~quivira.model.elements.Parameter` of the model.
         """
         kind, _ = self._editor.find_name(name, "parameter")
         if kind is not Parameter:
@@ -690,8 +713,6 @@ class bar_joint_model:  # noqa: N801 - API name
 
 
 
-    def _parameter_names(self, data) -> list[str]:
-        return [p.name for p in data.of(Parameter)]
 
 
 
@@ -725,7 +746,16 @@ class bar_joint_model:  # noqa: N801 - API name
             self._editor.posed_bar(i, "infer_joints")
         # an inferred joint must pass the start-up check (tolerance relative to the length scale)
         eps = 0.5 * self.tolerance * self._data.length_scale()
-        self._editor.edit("joints inferred", lambda data: infer_joints(data, eps))
+        old = self._data.of(PinJoint)
+        found = inferred_joints(self._data, eps)
+        with self.batch():
+            for k, (bars, s) in enumerate(found[:len(old)]):
+                if len(bars) > len(old[k].bars):  # bars meeting at the joint's point join it
+                    self._editor.replace(PinJoint, k, lambda data, el, _, bars=bars, s=s:
+                                         dataclasses.replace(el, bars=bars, s=s)
+                                         .checked(data.bars, el.name))
+            for bars, s in found[len(old):]:
+                self.add(PinJoint(bars=bars, s=s))
         return len(self._data.of(PinJoint))
 
     # ------------------------------------------------------------------ state
@@ -1243,7 +1273,7 @@ class bar_joint_model:  # noqa: N801 - API name
         return cls.from_dict(persistence.read_file(path, max_bytes),
                              max_expression_nodes=max_expression_nodes)
 
-    # --- bodies and joints (issue 21) ---
+    # --- bodies and joints ---
 
 
 
@@ -1257,7 +1287,7 @@ class bar_joint_model:  # noqa: N801 - API name
 
 
 
-    # --- statics, kinematics and internal forces (issue 15) ---
+    # --- statics, kinematics and internal forces ---
     def _statics_problem(self, t: Any = 0.0):
         from .statics import StaticsProblem
 
@@ -1329,7 +1359,7 @@ class bar_joint_model:  # noqa: N801 - API name
         >>> eq = model.equilibrium()
         >>> round(float(eq.q[2]), 6), round(-math.pi / 2, 6)
         (-1.570796, -1.570796)
-        >>> round(float(eq.multiplier("support 0 · y")), 6), round(2.0 * 9.81, 6)
+        >>> round(float(eq.multiplier("support0.y")), 6), round(2.0 * 9.81, 6)
         (19.62, 19.62)
         >>> eq.stability, round(float(eq.eigenvalues[0]), 6)
         ('stable', 9.81)
@@ -1645,7 +1675,7 @@ class bar_joint_model:  # noqa: N801 - API name
         return internal_forces(data, cs, pars, np.asarray(t, dtype=float), q, qd, acc, lam,
                                sec, bars)
 
-    # --- sensitivities (issue 23) ---
+    # --- sensitivities ---
     def sensitivities(self, t_end: float, wrt: str | Sequence[str], order: int = 1,
                       outputs: str | Sequence[str] = ("state", "energy"),
                       n_points: int = 201, *, tol: float | None = None,
@@ -1670,18 +1700,6 @@ class bar_joint_model:  # noqa: N801 - API name
 
         return sensitivities(self, t_end, wrt, order, outputs, n_points, tol=tol, at=at,
                              max_steps=max_steps, max_wall_s=max_wall_s)
-
-    # --- value edits of switching and sliding elements (widgets) ---
-    #: the value fields :meth:`set_constraint_values` edits, by element kind
-    _CONSTRAINT_VALUE_FIELDS = {
-        "pin-in-slot": ("s_b", "offset"),
-        "prismatic joint": ("s_b", "offset", "phi0"),
-        "ground slider": ("s", "angle", "point"),
-        "latch": ("angle",),
-        "angle stop": ("limit", "restitution", "rest_speed"),
-        "contact": ("s", "normal_angle", "height", "restitution", "rest_speed"),
-    }
-
 
 
 BarJointModel = bar_joint_model

@@ -1,6 +1,6 @@
 r"""The data of a model: bodies and elements, plus g and the Baumgarte rate.
 
-Bodies (issue 21) are rigid planar bodies with their coordinates taken at the **mass centre**:
+Bodies are rigid planar bodies with their coordinates taken at the **mass centre**:
 
 * a :class:`Bar` has coordinates ``(x_i, y_i, θ_i)``, length :math:`L_i`, mass :math:`m_i` and
   inertia :math:`I_i = m_i L_i^2/12` about its centre; the point at the local coordinate

@@ -18,6 +18,8 @@ import warnings
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import heyoka as hy
+
 from .._repr import short_repr
 from . import persistence
 from .data import Bar, ModelData
@@ -190,13 +192,17 @@ class ModelEditor:
         return pos
 
     def replace(self, kind: type[Element], position: Any,
-                make: Callable[[ModelData, Element, int], Element]) -> None:
-        """Replace element ``position`` of a kind by ``make(draft, old, position)``."""
+                make: Callable[[ModelData, Element, int], Element],
+                what: str | None = None) -> None:
+        """Replace element ``position`` of a kind by ``make(draft, old, position)``.
+
+        ``what`` names the change for the observers (default: the kind's title).
+        """
         data = self.draft(shallow=True)
         items = data.of(kind)
         k = check_index(position, len(items), kind.title)
         items[k] = make(data, items[k], k)
-        self.commit(data, kind.title)
+        self.commit(data, what or kind.title)
 
     def remove(self, kind: type[Element], position: Any) -> None:
         """Remove element ``position`` of a kind (later ones shift down by one)."""
@@ -267,7 +273,9 @@ class ModelEditor:
                   else names.check_new_name(data, given))
             el = dataclasses.replace(item, name=nm)
             out.append(nm)
-            return el.checked(data.bars, nm)
+            el = el.checked(data.bars, nm, parameter_names(data))
+            el.check_model(data, nm)
+            return el
 
         self.add(make, kind)
         return out[0]
@@ -302,6 +310,10 @@ class ModelEditor:
         where, key = names.owners(self.data)[name]
         if where == "body":
             return self.remove_bar(key)
+        if key[0].kind == "param":
+            users = parameter_users(self.data, name)
+            if users:
+                raise ValueError(f"parameter {name!r} is used by {users}; remove them first")
         self.remove(*key)
         return None
 
@@ -351,9 +363,10 @@ class ModelEditor:
             values = {"value": values["value"]}
 
         def make(data: ModelData, old: Element, k: int) -> Element:
-            return old.with_values(**values).checked(data.bars, name)
+            return old.with_values(**values).checked(data.bars, name, parameter_names(data))
 
-        self.replace(kind, pos, make)
+        shown = ", ".join(f"{f} = {short_repr(v)}" for f, v in values.items())
+        self.replace(kind, pos, make, f"{kind.title} {name!r}: {shown}")
 
     def _set_body(self, i: int, values: dict, check_positive, check_real) -> None:
         """Set a body's mass, length, inertia, initial pose or velocity fields."""
@@ -385,3 +398,20 @@ class ModelEditor:
                 changes["pose"] = tuple(pose)
             changes["velocity"] = tuple(vel)
         self.set_bar(i, f"{bn} changed", **changes)
+
+
+def parameter_names(data: ModelData) -> list[str]:
+    """Return the names of the model's named parameters (the laws may use them)."""
+    return [el.name for kind, _, el in data.items() if kind.kind == "param"]
+
+
+def parameter_users(data: ModelData, name: str) -> list[str]:
+    """Return the names of the elements whose laws use the named parameter ``name``."""
+    from . import names
+    from .elements.actuators import parameter_variable
+
+    var = parameter_variable(name)
+    return [names.element_name(el, pos) for kind, pos, el in data.items()
+            if kind.kind != "param" and any(
+                isinstance(v, hy.expression) and var in hy.get_variables(v)
+                for v in vars(el).values())]

@@ -38,7 +38,7 @@ def intersections(bars: list[Bar], tol: float) -> list[tuple[np.ndarray, list[tu
 
     Bars meeting at one point (within the distance ``tol``) form one group; collinear
     overlaps along a length are ignored (no unique point), collinear bars touching end to end
-    meet at the shared end. Only bars are segments: particles and rigid bodies (issue 21) are
+    meet at the shared end. Only bars are segments: particles and rigid bodies are
     skipped (they are joined explicitly).
 
     Segments :math:`p_a + u_a r_a` and :math:`p_b + u_b r_b` meet where

@@ -1,4 +1,4 @@
-r"""Internal forces along the bars: axial force N(s), shear V(s), bending moment M(s) (issue 15).
+r"""Internal forces along the bars: axial force N(s), shear V(s), bending moment M(s).
 
 Every bar is cut at the point :math:`x = sL` of its axis (:math:`x` from the centre, bar frame
 :math:`e = (\cos θ, \sin θ)`, :math:`n = (-\sin θ, \cos θ)`). The part

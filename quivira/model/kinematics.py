@@ -1,6 +1,6 @@
 r"""Kinematic analysis of a bar model.
 
-Mobility, sweeps, coupler curves, transmission angle (issue 15).
+Mobility, sweeps, coupler curves, transmission angle.
 
 **Mobility.** At a pose, the degrees of freedom are :math:`n - \operatorname{rank} J` (the
 scale-aware rank of :func:`quivira.model.geometry.dependent_rows`, θ columns weighted by the bar

@@ -1,16 +1,19 @@
-"""The model's methods of earlier releases, kept for one release with a DeprecationWarning.
+"""The model's methods of earlier releases, kept for one release with a warning.
 
 ``bar_joint_model`` has a small generic API (``add``, ``set``, ``remove``, ``element``,
 ``parameters``, ...) besides the contract's methods. The per-kind methods it had before
 (``add_contact``, ``set_spring``, ``n_bars``, ...) are here: reading one of them on a model
-warns once per call site with the replacement (:data:`REPLACEMENTS`) and runs it. They go in
-the next release.
+warns once per call site with the replacement (:data:`REPLACEMENTS`) and runs it: a
+PendingDeprecationWarning while the course moves to the new API, then a DeprecationWarning.
+They go in the next release.
 """
 
 from __future__ import annotations
 
 import copy
+import dataclasses
 import math
+import numbers
 from collections.abc import Sequence
 from typing import Any
 
@@ -18,6 +21,7 @@ import heyoka as hy
 import numpy as np
 
 from .._repr import short_repr
+from . import names
 from .data import Bar, Particle, RigidBody, check_points, check_shape
 from .elements import (
     KINDS,
@@ -46,14 +50,14 @@ from .elements import (
     UserEvent,
     Weld,
 )
-from .elements.actuators import parameter_variable
+from .elements.body_points import local_at
 from .elements.switching import REST_SPEED
-from .elements.user import check_rows
 from .symbolic import parameter_layout
 from .symbolic import parameter_symbols as _parameter_symbols
 from .validation import (
     check_flag,
     check_index,
+    check_point,
     check_positive,
     check_real,
     check_stabilization,
@@ -92,6 +96,12 @@ def supports(self) -> list[Support]:
 def forces(self) -> list[PointLoad]:
     """Return copies of the point loads."""
     return [e.copy() for e in self._data.of(PointLoad)]
+
+
+def _force_name(self, force_index: int) -> str:
+    """Return the name of the constant point load ``force_index``."""
+    loads = self._data.of(PointLoad)
+    return loads[check_index(force_index, len(loads), "force")].name
 
 
 def stabilization(self) -> float:
@@ -216,9 +226,16 @@ def set_joint(self, joint_index: int, bar_index: Sequence[int] | None = None,
     bar_index, s : list, optional
         New bars and local coordinates (as :meth:`add_joint`); None keeps them.
     """
-    self._editor.replace(PinJoint, joint_index, lambda data, old, j: PinJoint.create(
-        old.bars if bar_index is None else bar_index, old.s if s is None else s,
-        len(data.bars), j))
+    joints = self._data.of(PinJoint)
+    old = joints[check_index(joint_index, len(joints), "joint")]
+    if bar_index is None:
+        if s is not None:
+            self.set(old.name, s=s)
+        return
+    # the bars are topology, not a value to set: the joint is replaced where it is, so that
+    # its index (the rows' order) stays
+    self._editor.replace(PinJoint, joint_index, lambda data, el, _: dataclasses.replace(
+        el, bars=bar_index, s=el.s if s is None else s).checked(data.bars, el.name))
 
 
 def set_support(self, support_index: int, *, x: float | None = None, y: float | None = None,
@@ -237,10 +254,10 @@ def set_support(self, support_index: int, *, x: float | None = None, y: float | 
     dof_in_x, dof_in_y : bool, optional
         Free directions.
     """
-    self._editor.replace(Support, support_index, lambda data, o, k: Support.create(
-        o.bar, o.s if s is None else s, o.free_x if dof_in_x is None else dof_in_x,
-        o.free_y if dof_in_y is None else dof_in_y, o.x if x is None else x,
-        o.y if y is None else y, data.bars, k))
+    i = check_index(support_index, len(self._data.of(Support)), "support")
+    changes = {f: v for f, v in (("x", x), ("y", y), ("s", s), ("free_x", dof_in_x),
+                                 ("free_y", dof_in_y)) if v is not None}
+    self.set(self._data.of(Support)[i].name, **changes)
 
 
 def set_force(self, force_index: int, *, fx: float | None = None, fy: float | None = None,
@@ -254,10 +271,9 @@ def set_force(self, force_index: int, *, fx: float | None = None, fy: float | No
     fx, fy, torque, s : float, optional
         New values, as :meth:`add_external_force`.
     """
-    self._editor.replace(PointLoad, force_index, lambda data, o, k: PointLoad.create(
-        o.bar, o.s if s is None else s, o.fx if fx is None else fx,
-        o.fy if fy is None else fy, o.torque if torque is None else torque,
-        len(data.bars), k))
+    values = {f: v for f, v in (("fx", fx), ("fy", fy), ("torque", torque), ("s", s))
+              if v is not None}
+    self.set(_force_name(self, force_index), **values)
 
 
 def add_coordinate_constraint(self, bar0: int | None, bar1: int | None, X0: Any = None,
@@ -284,20 +300,17 @@ def add_coordinate_constraint(self, bar0: int | None, bar1: int | None, X0: Any 
     active : bool
         False: the rows become :math:`\lambda = 0` (see :meth:`set_constraint_active`).
     name : str, optional
-        Used in the multiplier labels and for :meth:`Trajectory.constraint_output`.
+        Its name (default ``"coordinate<k>"``, the first free k), used in the multiplier
+        labels and for :meth:`Trajectory.constraint_output`.
 
     Returns
     -------
     str
         The constraint's name.
     """
-    def make(data, k):
-        nm = self._editor.unique_name(name, f"coordinate constraint {k}", data)
-        return CoordinateConstraint.create(bar0, bar1, X0, X1, Y0, Y1, offset,
-                                           velocity_level, active, nm, len(data.bars))
-
-    k = self._editor.add(make, CoordinateConstraint)
-    return self._data.of(CoordinateConstraint)[k].name
+    return self.add(CoordinateConstraint(bar0=bar0, bar1=bar1, X0=X0, X1=X1, Y0=Y0, Y1=Y1,
+                                         offset=offset, velocity_level=velocity_level,
+                                         active=active, name=name))
 
 
 def add_constraint(self, exprs: Any, name: str | None = None, *,
@@ -311,7 +324,8 @@ def add_constraint(self, exprs: Any, name: str | None = None, *,
         ``y{i}``, ``th{i}``) and ``hy.time`` (driven, rheonomic constraints such as
         ``th0 - ω t``); each must involve at least one coordinate.
     name : str, optional
-        Used in the multiplier labels.
+        Its name (default ``"constraint<k>"``, the first free k), used in the multiplier
+        labels.
     velocity_level : bool
         The rows are velocity constraints :math:`A(q, t)\dot q + b(q, t) = 0` and may use
         ``model.velocities(i)``.
@@ -321,15 +335,7 @@ def add_constraint(self, exprs: Any, name: str | None = None, *,
     str
         The constraint's name.
     """
-    vel = check_flag(velocity_level, "velocity_level")
-
-    def make(data, k):
-        rows = check_rows(exprs, len(data.bars), vel)
-        nm = self._editor.unique_name(name, f"constraint {k}", data)
-        return UserConstraint(rows, nm, vel)
-
-    k = self._editor.add(make, UserConstraint)
-    return self._data.of(UserConstraint)[k].name
+    return self.add(UserConstraint(exprs=exprs, velocity_level=velocity_level, name=name))
 
 
 def add_knife_edge(self, bar_index: int, s: float, name: str | None = None) -> str:
@@ -352,13 +358,7 @@ def add_knife_edge(self, bar_index: int, s: float, name: str | None = None) -> s
     str
         Its name.
     """
-    def make(data, k):
-        el = KnifeEdge.create(bar_index, s, None, len(data.bars), k)
-        el.name = self._editor.unique_name(name, f"knife edge {k}", data)
-        return el
-
-    k = self._editor.add(make, KnifeEdge)
-    return self._data.of(KnifeEdge)[k].name
+    return self.add(KnifeEdge(bar=bar_index, s=s, name=name))
 
 
 def set_constraint_active(self, constraint: str | int, active: bool) -> None:
@@ -380,6 +380,10 @@ def set_constraint_active(self, constraint: str | int, active: bool) -> None:
         raise ValueError(f"constraint {constraint!r} is not a {switchable}; only those have "
                          "an active flag (remove others instead)")
     flag = check_flag(active, "active")
+    spec = kind.specs().get("active")
+    if spec is not None and spec.editable:  # a declared field: the generic edit
+        self.set(self._data.of(kind)[pos].name, active=flag)
+        return
 
     def make(data, old, k):
         c = old.copy()
@@ -402,7 +406,7 @@ def set_constraint_offset(self, constraint: str | int, offset: Any) -> None:
     kind, pos = self._editor.find_named(constraint)
     if kind is not CoordinateConstraint:
         raise ValueError(f"constraint {constraint!r} is not a coordinate constraint")
-    self._editor.replace(kind, pos, lambda data, old, k: old.with_offset(offset))
+    self.set(self._data.of(kind)[pos].name, offset=offset)
 
 
 def remove_constraint(self, constraint: str | int) -> None:
@@ -414,7 +418,7 @@ def remove_constraint(self, constraint: str | int) -> None:
         Name, or index among the named constraints.
     """
     kind, pos = self._editor.find_named(constraint)
-    self._editor.remove(kind, pos)
+    self.remove(self._data.of(kind)[pos].name)
 
 
 def add_spring_damper(self, bar_a: int, s_a: float, bar_b: int | None, s_b: float = 0.0,
@@ -444,7 +448,7 @@ def add_spring_damper(self, bar_a: int, s_a: float, bar_b: int | None, s_b: floa
     ground_point : pair of float, optional
         The ground end ``(x, y)`` (m) when ``bar_b`` is None.
     name : str, optional
-        Its name (default ``"spring k"``), for :meth:`set_spring` and
+        Its name (default ``"spring<k>"``), for :meth:`set_spring` and
         :meth:`Trajectory.element_power`.
 
     Returns
@@ -452,13 +456,8 @@ def add_spring_damper(self, bar_a: int, s_a: float, bar_b: int | None, s_b: floa
     str
         The spring's name.
     """
-    def make(data, pos):
-        nm = self._editor.unique_name(name, f"spring {pos}", data)
-        return SpringDamper.create(bar_a, s_a, bar_b, s_b, ground_point, k, l0, c, nm,
-                                   data.bars)
-
-    pos = self._editor.add(make, SpringDamper)
-    return self._data.of(SpringDamper)[pos].name
+    return self.add(SpringDamper(bar_a=bar_a, s_a=s_a, bar_b=bar_b, s_b=s_b,
+                                 ground=ground_point, k=k, l0=l0, c=c, name=name))
 
 
 def add_torsional_spring(self, bar_a: int | None, bar_b: int, k: float,
@@ -484,19 +483,15 @@ def add_torsional_spring(self, bar_a: int | None, bar_b: int, k: float,
     preload : float
         Constant torque :math:`τ_0` (N m).
     name : str, optional
-        Its name (default ``"torsional spring k"``).
+        Its name (default ``"torsion<k>"``).
 
     Returns
     -------
     str
         The spring's name.
     """
-    def make(data, pos):
-        nm = self._editor.unique_name(name, f"torsional spring {pos}", data)
-        return TorsionalSpring.create(bar_a, bar_b, k, phi0, c, preload, nm, data.bars)
-
-    pos = self._editor.add(make, TorsionalSpring)
-    return self._data.of(TorsionalSpring)[pos].name
+    return self.add(TorsionalSpring(bar_a=bar_a, bar_b=bar_b, k=k, phi0=phi0, c=c,
+                                    preload=preload, name=name))
 
 
 def set_spring(self, name: str, **values: float) -> None:
@@ -512,15 +507,10 @@ def set_spring(self, name: str, **values: float) -> None:
     **values : float
         The new values (N/m, m, N s/m; N m/rad, rad, N m s/rad, N m).
     """
-    kind, pos = self._editor.find_name(name, "spring")
+    kind, _ = self._editor.find_name(name, "spring")
     if kind not in (SpringDamper, TorsionalSpring):
         raise ValueError(f"{name!r} is a {kind.title}, not a spring")
-    allowed = ("k", "l0", "c") if kind is SpringDamper else ("k", "phi0", "c", "preload")
-    unknown = sorted(set(values) - set(allowed))
-    if unknown:
-        raise ValueError(f"set_spring: unknown values {unknown} for a {kind.title}; "
-                         f"allowed: {allowed}")
-    self._editor.replace(kind, pos, lambda data, old, k: old.with_values(**values))
+    self.set(name, **values)
 
 
 def add_parameter(self, name: str, value: float) -> hy.expression:
@@ -535,8 +525,9 @@ def add_parameter(self, name: str, value: float) -> hy.expression:
     value : float
         Its value (in the units the laws give it).
     """
-    self._editor.add(lambda data, pos: Parameter.create(name, value, data.all_names()),
-                     Parameter)
+    if not isinstance(name, str):
+        raise TypeError(f"parameter name must be a string, got {short_repr(name)}")
+    self.add(Parameter(name=name, value=value))
     return self.parameter(name)
 
 
@@ -550,11 +541,10 @@ def set_parameter(self, name: str, value: float) -> None:
     value : float
         Its new value.
     """
-    kind, pos = self._editor.find_name(name, "parameter")
+    kind, _ = self._editor.find_name(name, "parameter")
     if kind is not Parameter:
         raise ValueError(f"{name!r} is a {kind.title}, not a parameter")
-    self._editor.replace(kind, pos, lambda data, old, k: Parameter.create(
-        old.name, value, set()))
+    self.set(name, value=value)
 
 
 def add_force_actuator(self, bar_index: int, s: float, fx: Any, fy: Any, *,
@@ -576,20 +566,14 @@ def add_force_actuator(self, bar_index: int, s: float, fx: Any, fy: Any, *,
     frame : {"ground", "bar"}
         The frame of the components.
     name : str, optional
-        Its name (default ``"force actuator k"``).
+        Its name (default ``"actuator<k>"``).
 
     Returns
     -------
     str
         Its name.
     """
-    def make(data, pos):
-        nm = self._editor.unique_name(name, f"force actuator {pos}", data)
-        return ForceActuator.create(bar_index, s, fx, fy, frame, nm, len(data.bars),
-                                    self._parameter_names(data))
-
-    pos = self._editor.add(make, ForceActuator)
-    return self._data.of(ForceActuator)[pos].name
+    return self.add(ForceActuator(bar=bar_index, s=s, fx=fx, fy=fy, frame=frame, name=name))
 
 
 def add_torque_actuator(self, bar_index: int, torque: Any, *, bar_a: int | None = None,
@@ -608,31 +592,24 @@ def add_torque_actuator(self, bar_index: int, torque: Any, *, bar_a: int | None 
     bar_a : int, optional
         The bar receiving :math:`-τ` (a torque between two bars).
     name : str, optional
-        Its name (default ``"torque actuator k"``).
+        Its name (default ``"torque<k>"``).
 
     Returns
     -------
     str
         Its name.
     """
-    def make(data, pos):
-        nm = self._editor.unique_name(name, f"torque actuator {pos}", data)
-        return TorqueActuator.create(bar_index, torque, bar_a, nm, len(data.bars),
-                                     self._parameter_names(data))
-
-    pos = self._editor.add(make, TorqueActuator)
-    return self._data.of(TorqueActuator)[pos].name
+    return self.add(TorqueActuator(bar=bar_index, torque=torque, bar_a=bar_a, name=name))
 
 
 def load_names(self) -> list[str]:
-    """Return the names of the loads (constant loads ``"force k"``, springs, actuators).
+    """Return the names of the loads (constant loads ``"force<k>"``, springs, actuators).
 
     As used by :meth:`Trajectory.element_power`.
     """
     from .elements import Load
 
-    return [el.label_prefix(pos) for kind, pos, el in self._data.items()
-            if issubclass(kind, Load)]
+    return [nm for nm, el in self.elements.items() if isinstance(el, Load)]
 
 
 def remove_load(self, name: str) -> None:
@@ -643,18 +620,8 @@ def remove_load(self, name: str) -> None:
     name : str
         Its name.
     """
-    kind, pos = self._editor.find_name(name, "load")
-    if kind is Parameter:
-        var = parameter_variable(name)
-        # every element holding an expression that uses it: actuator laws, a joint
-        # motor's angle law, a user event's expression
-        users = [getattr(el, "name", f"{k.title} {pos}")
-                 for k, pos, el in self._data.items() if k is not Parameter and any(
-                     isinstance(v, hy.expression) and var in hy.get_variables(v)
-                     for v in vars(el).values())]
-        if users:
-            raise ValueError(f"parameter {name!r} is used by {users}; remove them first")
-    self._editor.remove(kind, pos)
+    self._editor.find_name(name, "load")
+    self.remove(name)
 
 
 def add_pin_in_slot(self, bar_a: int, bar_b: int, s_b: float, offset: float = 0.0, *,
@@ -675,14 +642,9 @@ def add_pin_in_slot(self, bar_a: int, bar_b: int, s_b: float, offset: float = 0.
     offset : float
         Distance (m) of the slot line from the axis of ``bar_a``, along its normal.
     name : str, optional
-        Its name (default ``"slot k"``).
+        Its name (default ``"slot<k>"``).
     """
-    def make(data, k):
-        nm = self._editor.unique_name(name, f"slot {k}", data)
-        return PinInSlot.create(bar_a, bar_b, s_b, offset, nm, len(data.bars))
-
-    k = self._editor.add(make, PinInSlot)
-    return self._data.of(PinInSlot)[k].name
+    return self.add(PinInSlot(bar_a=bar_a, bar_b=bar_b, s_b=s_b, offset=offset, name=name))
 
 
 def add_prismatic_joint(self, bar_a: int, bar_b: int, s_b: float = 0.0,
@@ -705,14 +667,10 @@ def add_prismatic_joint(self, bar_a: int, bar_b: int, s_b: float = 0.0,
     phi0 : float, optional
         Locked relative angle (rad); default the initial one.
     name : str, optional
-        Its name (default ``"prismatic k"``).
+        Its name (default ``"prismatic<k>"``).
     """
-    def make(data, k):
-        nm = self._editor.unique_name(name, f"prismatic {k}", data)
-        return PrismaticJoint.create(bar_a, bar_b, s_b, offset, nm, data.bars, phi0)
-
-    k = self._editor.add(make, PrismaticJoint)
-    return self._data.of(PrismaticJoint)[k].name
+    return self.add(PrismaticJoint(bar_a=bar_a, bar_b=bar_b, s_b=s_b, offset=offset,
+                                   phi0=phi0, name=name))
 
 
 def add_ground_slider(self, bar_index: int, s: float, angle: float,
@@ -734,14 +692,9 @@ def add_ground_slider(self, bar_index: int, s: float, angle: float,
     point : pair of float, optional
         A point of the guide (m); default the sliding point's initial position.
     name : str, optional
-        Its name (default ``"slider k"``).
+        Its name (default ``"slider<k>"``).
     """
-    def make(data, k):
-        nm = self._editor.unique_name(name, f"slider {k}", data)
-        return GroundSlider.create(bar_index, s, angle, point, nm, data.bars)
-
-    k = self._editor.add(make, GroundSlider)
-    return self._data.of(GroundSlider)[k].name
+    return self.add(GroundSlider(bar=bar_index, s=s, angle=angle, point=point, name=name))
 
 
 def add_latch(self, bar_a: int | None, bar_b: int, angle: float, *,
@@ -761,14 +714,9 @@ def add_latch(self, bar_a: int | None, bar_b: int, angle: float, *,
     angle : float
         The latch angle (rad).
     name : str, optional
-        Its name (default ``"latch k"``).
+        Its name (default ``"latch<k>"``).
     """
-    def make(data, k):
-        nm = self._editor.unique_name(name, f"latch {k}", data)
-        return Latch.create(bar_a, bar_b, angle, nm, data)
-
-    k = self._editor.add(make, Latch)
-    return self._data.of(Latch)[k].name
+    return self.add(Latch(bar_a=bar_a, bar_b=bar_b, angle=angle, name=name))
 
 
 def add_angle_stop(self, bar_a: int | None, bar_b: int, limit: float, side: str = "max",
@@ -795,15 +743,10 @@ def add_angle_stop(self, bar_a: int | None, bar_b: int, limit: float, side: str 
     rest_speed : float
         Approach speed (rad/s) below which the stop holds instead of bouncing.
     name : str, optional
-        Its name (default ``"stop k"``).
+        Its name (default ``"stop<k>"``).
     """
-    def make(data, k):
-        nm = self._editor.unique_name(name, f"stop {k}", data)
-        return AngleStop.create(bar_a, bar_b, limit, side, restitution, rest_speed, nm,
-                                len(data.bars))
-
-    k = self._editor.add(make, AngleStop)
-    return self._data.of(AngleStop)[k].name
+    return self.add(AngleStop(bar_a=bar_a, bar_b=bar_b, limit=limit, side=side,
+                              restitution=restitution, rest_speed=rest_speed, name=name))
 
 
 def add_contact(self, bar_index: int, s: float, height: float = 0.0,
@@ -831,15 +774,10 @@ def add_contact(self, bar_index: int, s: float, height: float = 0.0,
     rest_speed : float
         Approach speed (m/s) below which the point rests instead of bouncing.
     name : str, optional
-        Its name (default ``"contact k"``).
+        Its name (default ``"contact<k>"``).
     """
-    def make(data, k):
-        nm = self._editor.unique_name(name, f"contact {k}", data)
-        return Contact.create(bar_index, s, normal_angle, height, restitution, rest_speed,
-                              nm, len(data.bars))
-
-    k = self._editor.add(make, Contact)
-    return self._data.of(Contact)[k].name
+    return self.add(Contact(bar=bar_index, s=s, normal_angle=normal_angle, height=height,
+                            restitution=restitution, rest_speed=rest_speed, name=name))
 
 
 def add_event(self, expr: hy.expression, name: str | None = None, *,
@@ -854,19 +792,13 @@ def add_event(self, expr: hy.expression, name: str | None = None, *,
     expr : heyoka.expression
         A function of ``hy.time``, coordinates, velocities and named parameters.
     name : str, optional
-        Its name (default ``"event k"``).
+        Its name (default ``"event<k>"``).
     direction : {"any", "up", "down"}
         Count crossings where ``expr`` increases ("up"), decreases ("down"), or both.
     terminal : bool
         End the simulation at the first crossing.
     """
-    def make(data, k):
-        nm = self._editor.unique_name(name, f"event {k}", data)
-        return UserEvent.create(expr, nm, direction, terminal, len(data.bars),
-                                self._parameter_names(data))
-
-    k = self._editor.add(make, UserEvent)
-    return self._data.of(UserEvent)[k].name
+    return self.add(UserEvent(expr=expr, direction=direction, terminal=terminal, name=name))
 
 
 def remove_bar(self, bar_index: int) -> dict:
@@ -898,7 +830,8 @@ def remove_joint(self, joint_index: int) -> None:
     joint_index : int
         The joint.
     """
-    self._editor.remove(PinJoint, joint_index)
+    joints = self._data.of(PinJoint)
+    self.remove(joints[check_index(joint_index, len(joints), "joint")].name)
 
 
 def remove_support(self, support_index: int) -> None:
@@ -920,7 +853,7 @@ def remove_force(self, force_index: int) -> None:
     force_index : int
         The load.
     """
-    self._editor.remove(PointLoad, force_index)
+    self.remove(_force_name(self, force_index))
 
 
 def add_particle(self, x: float, y: float, m: float, *, vx: float = 0.0,
@@ -1063,19 +996,32 @@ def add_weld(self, body_a: int | None, body_b: int, at: Sequence[float] | None =
     at : pair of float, optional
         The weld point (m, global, initial pose); default: body b's mass centre.
     name : str, optional
-        Its name (default ``"weld k"``).
+        Its name (default ``"weld<k>"``, the first free k).
 
     Returns
     -------
     str
         The weld's name.
     """
-    def make(data, k):
-        nm = self._editor.unique_name(name, f"weld {k}", data)
-        return Weld.create(body_a, body_b, at, nm, data.bars)
+    point_a = point_b = None
+    if at is not None:  # the weld point in each frame
+        P = check_point(at, "add_weld: at")
+        point_a, point_b = (_in_frame(self._data.bars, i, P) for i in (body_a, body_b))
+    return self.add(Weld(body_a=body_a, body_b=body_b, point_a=point_a, point_b=point_b,
+                         name=name))
 
-    k = self._editor.add(make, Weld)
-    return self._data.of(Weld)[k].name
+
+def _in_frame(bodies: list, body: Any, P: tuple[float, float]) -> tuple[float, float] | None:
+    """Return the ground point ``P`` in the frame of ``body`` (the ground: ``P`` itself).
+
+    None if ``body`` is not a posed body of the model: the weld's checks then say why.
+    """
+    if body is None:
+        return P
+    if isinstance(body, numbers.Integral) and not isinstance(body, (bool, np.bool_)) \
+            and 0 <= body < len(bodies) and bodies[body].pose is not None:
+        return local_at(bodies, int(body), P)
+    return None
 
 
 def add_distance(self, body_a: int | None, point_a: Any, body_b: int | None,
@@ -1097,19 +1043,15 @@ def add_distance(self, body_a: int | None, point_a: Any, body_b: int | None,
     length : float, optional
         The link's length (m); default: the initial distance of the points.
     name : str, optional
-        Its name (default ``"distance k"``).
+        Its name (default ``"distance<k>"``, the first free k).
 
     Returns
     -------
     str
         The link's name.
     """
-    def make(data, k):
-        nm = self._editor.unique_name(name, f"distance {k}", data)
-        return Distance.create(body_a, point_a, body_b, point_b, length, nm, data.bars)
-
-    k = self._editor.add(make, Distance)
-    return self._data.of(Distance)[k].name
+    return self.add(Distance(body_a=body_a, point_a=point_a, body_b=body_b, point_b=point_b,
+                             length=length, name=name))
 
 
 def add_pin(self, body_a: int | None, point_a: Any, body_b: int, point_b: Any, *,
@@ -1130,20 +1072,23 @@ def add_pin(self, body_a: int | None, point_a: Any, body_b: int, point_b: Any, *
     body_b : int
         The second body.
     name : str, optional
-        Its name (default ``"pin k"``).
+        Its name (default ``"pin<k>"``, the first free k).
 
     Returns
     -------
     str
         The pin's name.
     """
-    def make(data, k):
-        nm = self._editor.unique_name(name, f"pin {k}", data)
-        return BodyPin.create(body_a, point_a, body_b, point_b, nm, data.bars,
-                              self.tolerance)
-
-    k = self._editor.add(make, BodyPin)
-    return self._data.of(BodyPin)[k].name
+    pin = BodyPin(body_a=body_a, point_a=point_a, body_b=body_b, point_b=point_b, name=name)
+    bodies = self._data.bars
+    where = names.default_name(self._data, BodyPin.prefix) if name is None else name
+    gap = pin.checked(bodies, where).gap(bodies)
+    scale = max([1.0] + [abs(c) for bar in bodies if bar.pose for c in bar.pose[:2]])
+    if gap > self.tolerance * scale:
+        raise ValueError(f"{where}: the two points are {gap:.3g} m apart in the initial "
+                         "pose; move the bodies so that they coincide, or call "
+                         "model.assemble() after adding the pin")
+    return self.add(pin)
 
 
 def set_distance_length(self, name: str, length: float) -> None:
@@ -1159,14 +1104,7 @@ def set_distance_length(self, name: str, length: float) -> None:
     kind, pos = self._editor.find_name(name, "distance")
     if kind is not Distance:
         raise ValueError(f"{name!r} is a {kind.title}, not a distance link")
-    value = check_positive(length, f"{name}: length")
-
-    def make(data, old, k):
-        new = old.copy()
-        new.length = value
-        return new
-
-    self._editor.replace(Distance, pos, make)
+    self.set(name, length=length)
 
 
 def add_rolling_on_line(self, body: int, angle: float = 0.0,
@@ -1194,19 +1132,15 @@ def add_rolling_on_line(self, body: int, angle: float = 0.0,
     centre : point reference, optional
         The disc's centre on the body (default its mass centre).
     name : str, optional
-        Its name (default ``"rolling k"``).
+        Its name (default ``"rolling<k>"``).
 
     Returns
     -------
     str
         The contact's name.
     """
-    def make(data, k):
-        nm = self._editor.unique_name(name, f"rolling {k}", data)
-        return RollingOnLine.create(body, angle, point, radius, centre, nm, data.bars)
-
-    k = self._editor.add(make, RollingOnLine)
-    return self._data.of(RollingOnLine)[k].name
+    return self.add(RollingOnLine(body=body, angle=angle, point=point, radius=radius,
+                                  centre=centre, name=name))
 
 
 def add_rolling_on_disc(self, body_a: int | None, body_b: int, *, inside: bool = False,
@@ -1237,20 +1171,16 @@ def add_rolling_on_disc(self, body_a: int | None, body_b: int, *, inside: bool =
         Disc centres on the bodies (default the mass centres); for the ground, ``centre_a``
         is the circle's centre ``(x, y)``.
     name : str, optional
-        Its name (default ``"disc rolling k"``).
+        Its name (default ``"disc<k>"``).
 
     Returns
     -------
     str
         The contact's name.
     """
-    def make(data, k):
-        nm = self._editor.unique_name(name, f"disc rolling {k}", data)
-        return RollingOnDisc.create(body_a, body_b, radius_a, radius_b, inside, centre_a,
-                                    centre_b, nm, data.bars)
-
-    k = self._editor.add(make, RollingOnDisc)
-    return self._data.of(RollingOnDisc)[k].name
+    return self.add(RollingOnDisc(body_a=body_a, body_b=body_b, radius_a=radius_a,
+                                  radius_b=radius_b, inside=inside, centre_a=centre_a,
+                                  centre_b=centre_b, name=name))
 
 
 def add_joint_motor(self, joint: int | None, angle_law: Any, *,
@@ -1271,7 +1201,7 @@ def add_joint_motor(self, joint: int | None, angle_law: Any, *,
     bodies : pair, optional
         ``(a, b)`` instead of a joint; ``a`` None drives the absolute angle of ``b``.
     name : str, optional
-        Its name (default ``"motor k"``).
+        Its name (default ``"motor<k>"``).
 
     Returns
     -------
@@ -1292,13 +1222,18 @@ def add_joint_motor(self, joint: int | None, angle_law: Any, *,
             raise TypeError(f"add_joint_motor: bodies must be a pair (a, b), got "
                             f"{short_repr(bodies)}") from None
 
-    def make(data, k):
-        nm = self._editor.unique_name(name, f"motor {k}", data)
-        return JointMotor.create(a, b, angle_law, nm, data.bars,
-                                 self._parameter_names(data))
+    return self.add(JointMotor(body_a=a, body_b=b, law=angle_law, name=name))
 
-    k = self._editor.add(make, JointMotor)
-    return self._data.of(JointMotor)[k].name
+
+#: the value fields :func:`set_constraint_values` edits, by element kind
+CONSTRAINT_VALUE_FIELDS = {
+    "pin-in-slot": ("s_b", "offset"),
+    "prismatic joint": ("s_b", "offset", "phi0"),
+    "ground slider": ("s", "angle", "point"),
+    "latch": ("angle",),
+    "angle stop": ("limit", "restitution", "rest_speed"),
+    "contact": ("s", "normal_angle", "height", "restitution", "rest_speed"),
+}
 
 
 def set_constraint_values(self, name: str, **values: Any) -> None:
@@ -1327,10 +1262,10 @@ def set_constraint_values(self, name: str, **values: Any) -> None:
     ValueError
         If no such element, an unknown field or a refused value (the model is unchanged).
     """
-    kind, pos = self._editor.find_name(name, "constraint")
-    allowed = self._CONSTRAINT_VALUE_FIELDS.get(kind.title)
+    kind, _ = self._editor.find_name(name, "constraint")
+    allowed = CONSTRAINT_VALUE_FIELDS.get(kind.title)
     if allowed is None:
-        kinds = ", ".join(self._CONSTRAINT_VALUE_FIELDS)
+        kinds = ", ".join(CONSTRAINT_VALUE_FIELDS)
         raise ValueError(f"set_constraint_values: {name!r} is a {kind.title}; only a "
                          f"{kinds} has values to set here")
     unknown = sorted(set(values) - set(allowed))
@@ -1339,32 +1274,7 @@ def set_constraint_values(self, name: str, **values: Any) -> None:
                          f"{kind.title} {name!r}; valid fields: {list(allowed)}")
     if not values:
         return
-    data = self._editor.draft()
-    items = data.of(kind)
-    old = items[pos]
-    v = {f: values.get(f, getattr(old, f)) for f in allowed}
-    if kind is PinInSlot:
-        new = PinInSlot.create(old.bar_a, old.bar_b, v["s_b"], v["offset"], name,
-                               len(data.bars))
-    elif kind is PrismaticJoint:
-        new = PrismaticJoint.create(old.bar_a, old.bar_b, v["s_b"], v["offset"], name,
-                                    data.bars, v["phi0"])
-    elif kind is GroundSlider:
-        new = GroundSlider.create(old.bar, v["s"], v["angle"], v["point"], name, data.bars)
-    elif kind is Latch:
-        new = Latch.create(old.bar_a, old.bar_b, v["angle"], name, data)
-    elif kind is AngleStop:
-        new = AngleStop.create(old.bar_a, old.bar_b, v["limit"], old.side,
-                               v["restitution"], v["rest_speed"], name, len(data.bars))
-    else:
-        new = Contact.create(old.bar, v["s"], v["normal_angle"], v["height"],
-                             v["restitution"], v["rest_speed"], name, len(data.bars))
-    if hasattr(old, "active"):
-        new.active = old.active
-    items[pos] = new
-    shown = ", ".join(f"{f} = {short_repr(values[f])}" for f in allowed if f in values)
-    self._editor.commit(data, f"{kind.title} {name!r}: {shown}")
-
+    self.set(name, **values)
 
 
 def q(self) -> list:

@@ -90,7 +90,7 @@ class Linearization:
     T : numpy.ndarray
         Tangent basis, ``δq = T δz``.
     inputs : list of str
-        What the columns of ``B`` are, e.g. ``"force 0 · fx"``.
+        What the columns of ``B`` are, e.g. ``"force0.fx"`` (``<load>.<field>``).
     q_op, qd_op : numpy.ndarray
         The operating point.
     """

@@ -4,7 +4,7 @@ A dict holds ``format`` ("quivira.bar_joint_model"), ``format_version``, ``toler
 ``g``, ``stabilization`` (optional, default 10), the list ``bars`` and one list per element
 kind, named by the kind's ``collection`` (``joints``, ``supports``, ``forces``, ...; see
 :data:`quivira.model.elements.KINDS`), each entry written by the element's own ``to_dict``.
-A bar is written as ``{"length", "mass", "pose", "velocity"}``; other bodies (issue 21)
+A bar is written as ``{"length", "mass", "pose", "velocity"}``; other bodies
 carry their ``kind``: a particle ``{"kind": "particle", "mass", "pose", "velocity"}`` (pose and
 velocity as ``[x, y, 0]``), a rigid body ``{"kind": "body", "mass", "inertia", "pose",
 "velocity", "shape", "points", "length"}`` (``shape`` a dict such as ``{"kind": "disc",

@@ -844,9 +844,10 @@ class _Run:
             self.stopped = True
             return
         element.on_event(role, contacts.RunActions(self, key))
+        self.flush_records()
         if element.unilateral or element.locking:
             contacts.level_gaps(self)
-        self.flush_records()
+            contacts.clear_rebounds(self)
 
     def on_event(self, ev: dict) -> None:
         """Handle the terminal event ``ev`` met now."""

@@ -1,4 +1,4 @@
-r"""Static equilibrium, its stability, and equilibrium paths of a bar model (issue 15).
+r"""Static equilibrium, its stability, and equilibrium paths of a bar model.
 
 Equilibrium at rest (:math:`\dot q = 0`, :math:`\ddot q = 0`) of
 :math:`M\ddot q = f(q, \dot q, t) + J^T\lambda` with the holonomic constraints
@@ -59,6 +59,7 @@ from .compiled import CompiledSystem, NonFiniteConstraintError, evaluate_geometr
 from .data import ModelData
 from .elements import BY_KIND
 from .linearize import partition, tangent_basis
+from .names import row_index
 from .symbolic import RUN_PARAMETERS, parameter_layout
 from .trajectory import ReactionForce, reactions_from_multipliers
 from .validation import check_positive, real_array
@@ -282,11 +283,7 @@ class EquilibriumResult:
 
     def multiplier(self, label: str) -> float:
         """Return the multiplier of the row ``label`` (see :attr:`constraint_labels`)."""
-        try:
-            return float(self.lambda_mult[self.constraint_labels.index(label)])
-        except ValueError:
-            raise KeyError(f"no constraint labelled {short_repr(label)}; labels are "
-                           f"{self.constraint_labels}") from None
+        return float(self.lambda_mult[row_index(self.constraint_labels, label)])
 
     def _reaction(self, kind: str, index: int, bar: int | None) -> np.ndarray:
         for r in self.reactions:
@@ -399,11 +396,7 @@ class EquilibriumPath:
 
     def multiplier(self, label: str) -> np.ndarray:
         """Return the multiplier of row ``label`` along the path."""
-        try:
-            return self.lambda_mult[:, self.constraint_labels.index(label)]
-        except ValueError:
-            raise KeyError(f"no constraint labelled {short_repr(label)}; labels are "
-                           f"{self.constraint_labels}") from None
+        return self.lambda_mult[:, row_index(self.constraint_labels, label)]
 
     def to_pandas(self):
         """Return the path as a :class:`pandas.DataFrame`.

@@ -396,7 +396,7 @@ def collect(data: ModelData, index: dict[tuple, int], values: list[float] | None
             extra["power_in"] += cmap.terms(_as_terms(el.power_in(ctx)), name)
             extra["dissipation"] += cmap.terms(_as_terms(el.dissipation(ctx)), name)
             extra["ledger"] |= kind.drives or kind.dissipates
-            extra["inputs"] += [(ctx.par(nm), f"{kind.kind} {pos} · {nm}") for nm in kind.inputs]
+            extra["inputs"] += [(ctx.par(nm), f"{name}.{nm}") for nm in kind.inputs]
         else:
             extra["events"] += [{"kind": kind, "position": pos, "role": ev.role,
                                  "value": ev.value if isinstance(ev.value, tuple)

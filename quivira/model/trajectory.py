@@ -59,7 +59,7 @@ class Trajectory:
         Lagrange multipliers, one column per constraint row (``J^T λ`` is the generalized
         constraint force: N for rows of positions in m).
     constraint_labels : list of str
-        One label per row, e.g. ``"joint 2 · bar 3 · x"``, ``"support 0 · y"``.
+        One label per row, ``<element>.<row>``, e.g. ``"joint2.bar3.x"``, ``"support0.y"``.
     energy, kinetic_energy, potential_energy : ndarray (n_points,)
         Mechanical energy :math:`T + V` (J), with :math:`V` the gravity potential plus the
         potential of the conservative loads (so ``energy`` is conserved by the exact motion of
@@ -94,10 +94,10 @@ class Trajectory:
     0
     >>> traj = model.simulate(1.0, 11)
     >>> traj.coordinate_names, traj.constraint_labels
-    (['x0', 'y0', 'th0'], ['support 0 · x', 'support 0 · y'])
+    (['x0', 'y0', 'th0'], ['support0.x', 'support0.y'])
     >>> traj.q.shape, traj.lambda_mult.shape
     ((11, 3), (11, 2))
-    >>> bool(np.allclose(traj.multiplier("support 0 · y"), 2.0 * 9.81))
+    >>> bool(np.allclose(traj.multiplier("support0.y"), 2.0 * 9.81))
     True
     >>> float(np.max(np.abs(traj.q - traj.q[0]))) < 1e-12
     True
@@ -348,7 +348,7 @@ class Trajectory:
         Parameters
         ----------
         name : str
-            The load's name (e.g. ``"spring 0"``, ``"force 1"``).
+            The load's name (e.g. ``"spring0"``, ``"force1"``).
         """
         try:
             return self.load_power[name]
@@ -400,14 +400,11 @@ class Trajectory:
         Parameters
         ----------
         label : str
-            A label of :attr:`constraint_labels`, e.g. ``"joint 0 · bar 1 · x"``.
+            A label of :attr:`constraint_labels`, e.g. ``"joint0.bar1.x"``.
         """
-        try:
-            return self.lambda_mult[:, self.constraint_labels.index(label)]
-        except ValueError:
-            raise KeyError(
-                f"no constraint labelled {short_repr(label)}; labels are {self.constraint_labels}"
-            ) from None
+        from .names import row_index
+
+        return self.lambda_mult[:, row_index(self.constraint_labels, label)]
 
     def constraint_output(self, constraint: str | int, output: str) -> np.ndarray:
         r"""Per-constraint outputs, as Exudyn's output variables of a connector.
@@ -463,7 +460,7 @@ class Trajectory:
         raise ValueError(f"output must be 'Displacement', 'Velocity', 'ConstraintEquation' or "
                          f"'Force', got {short_repr(output)}")
 
-    # --- kinematics (issue 21) ---
+    # --- kinematics ---
     def _body_local(self, body: int | None, local_point) -> tuple[float, float]:
         if body is None:
             from .validation import check_point
@@ -616,7 +613,7 @@ class Trajectory:
                 return r.force
         raise KeyError(f"no reaction of {kind} {index}" + ("" if bar is None else f" on bar {bar}"))
 
-    # --- internal forces (issue 15) ---
+    # --- internal forces ---
     def internal_forces(self, model, *, s=51, bars=None, qdd=None):
         """Compute N(s), V(s), M(s) along the bars in every frame.
 

@@ -716,7 +716,9 @@ def scalar_variant(ctx: Context, data, settings: dict, want_lambda: bool,
         if cancel is not None and cancel.is_set():
             status, message = "cancelled", f"cancelled at t = {exc.t:.6g} s"
     except Exception as exc:  # noqa: BLE001 - one failing variant never stops the sweep
-        status, message = "error", f"{type(exc).__name__}: {explain_cache_error(exc)}"
+        in_use = settings.get("heyoka_cache_dir") is not None
+        message = explain_cache_error(exc, cache_in_use=in_use)
+        status, message = "error", f"{type(exc).__name__}: {message}"
     n_state = 2 * ctx.cs.n
     states = np.full((n_points, n_state), np.nan)
     out = {"status": status, "t_status": t_status, "message": message, "events": [],

@@ -14,9 +14,13 @@ heyoka keeps compiled code in a database in one directory per process
   checked in the sweep's process is checked again on each worker (a cluster's local disks
   differ).
 
-A corrupted cache makes heyoka fail with "Could not find the symbol ..." when it loads a
-compiled module; :func:`cache_errors` turns that into an error that names the cache
-directory and how to clear it.
+A corrupted cache makes heyoka fail when it loads a compiled module: "Could not find the
+symbol ...", or, when the foreign code happens to load, whatever the C++ side trips over
+next (an arithmetic overflow in a size, say). :func:`cache_errors` turns either into an
+error that names the cache directory and how to clear it: an error whose text says the
+cache is corrupted, and any error raised by heyoka's C++ side (a plain ``RuntimeError`` or
+``OverflowError``; quivira raises its own classes) while a cache directory given to the
+sweep is in use.
 """
 
 from __future__ import annotations
@@ -30,6 +34,8 @@ import heyoka as hy
 
 #: what heyoka says when a module loaded from its cache lacks the functions it expects
 CORRUPTION_SIGNS = ("Could not find the symbol", "Symbols not found")
+#: the classes C++ exceptions arrive as in Python: suspect while a given cache is in use
+NATIVE_ERRORS = (RuntimeError, OverflowError)
 
 
 def check_cache_dir(path: Any) -> str:
@@ -92,20 +98,28 @@ def use_cache_dir_here(path: str | None) -> None:
         hy.llvm_state.set_diskcache_path(check_cache_dir(path))
 
 
-def explain_cache_error(exc: BaseException, path: str | None = None) -> str:
-    """Return the message of ``exc``, naming the cache and its cure if it says it is corrupted.
+def explain_cache_error(exc: BaseException, path: str | None = None, *,
+                        cache_in_use: bool = False) -> str:
+    """Return the message of ``exc``, naming the cache and its cure if it may be the cause.
 
+    The cache is named when the message says a loaded module lacks its functions, or, with
+    ``cache_in_use`` (a cache directory was given to the sweep), when ``exc`` is exactly a
+    ``RuntimeError`` or ``OverflowError``: what a C++ exception from heyoka becomes.
     ``path`` is the cache directory (default: this process's).
     """
     text = str(exc)
-    if not any(sign in text for sign in CORRUPTION_SIGNS):
-        return text
+    said = text.split(". The full error message")[0].splitlines()[0] if text else type(
+        exc).__name__
     where = path if path is not None else hy.llvm_state.get_diskcache_path()
-    said = text.split(". The full error message")[0].splitlines()[0]
-    return (f"heyoka's on-disk cache of compiled code in {where!r} seems to be corrupted "
-            f"(heyoka: {said}); clear it with "
-            "heyoka.llvm_state.clear_diskcache() in a process that uses that directory, or "
-            f"delete the directory {where!r}, and run again")
+    cure = ("clear it with heyoka.llvm_state.clear_diskcache() in a process that uses that "
+            f"directory, or delete the directory {where!r}, and run again")
+    if any(sign in text for sign in CORRUPTION_SIGNS):
+        return (f"heyoka's on-disk cache of compiled code in {where!r} seems to be corrupted "
+                f"(heyoka: {said}); {cure}")
+    if cache_in_use and type(exc) in NATIVE_ERRORS:
+        return (f"heyoka failed while its on-disk cache of compiled code in {where!r} was in "
+                f"use (heyoka: {said}); the cache may be corrupted: {cure}")
+    return text
 
 
 @contextmanager
@@ -119,8 +133,8 @@ def cache_errors(path: str | None = None) -> Iterator[None]:
     """
     try:
         yield
-    except (RuntimeError, ValueError) as exc:
-        text = explain_cache_error(exc, path)
+    except (RuntimeError, OverflowError, ValueError) as exc:
+        text = explain_cache_error(exc, path, cache_in_use=path is not None)
         if text == str(exc):
             raise
         raise RuntimeError(text) from exc

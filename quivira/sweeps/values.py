@@ -279,9 +279,9 @@ def fast_setter(key: str, data=None):
     parameters: ``setter(data, value)`` that sets the value on a
     :class:`~quivira.model.data.ModelData` copy (with its own element lists) as the model's
     setter does, with the same checks (a length keeps the bar's centre and angle, as
-    ``set_bar_length``; a spring is replaced by ``with_values``, as ``set_spring``); None for
-    other keys (they go through the model's setters). ``data``: the template's data, to find
-    named elements.
+    ``set_bar_length``; a spring or a named parameter is replaced by ``with_values`` and
+    ``checked``, as ``model.set``); None for other keys (they go through the model's
+    setters). ``data``: the template's data, to find named elements.
     """
     from ..model.elements.actuators import Parameter
     from ..model.elements.spring_damper import SpringDamper
@@ -293,7 +293,7 @@ def fast_setter(key: str, data=None):
             if p.name == key:
                 def set_par(d, v, pos=pos):
                     lst = d.elements[Parameter.collection]
-                    lst[pos] = Parameter.create(lst[pos].name, v, set())
+                    lst[pos] = lst[pos].with_values(value=v).checked(d.bars, key)
                 return set_par
         name, _, what = key.rpartition(".")
         for kind, fields in ((SpringDamper, ("k", "l0", "c")),
@@ -302,7 +302,7 @@ def fast_setter(key: str, data=None):
                 if el.name == name and what in fields:
                     def set_spring(d, v, kind=kind, pos=pos, what=what):
                         lst = d.elements[kind.collection]
-                        lst[pos] = lst[pos].with_values(**{what: v})
+                        lst[pos] = lst[pos].with_values(**{what: v}).checked(d.bars, name)
                     return set_spring
 
     if key == "g":

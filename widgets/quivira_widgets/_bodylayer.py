@@ -1,4 +1,4 @@
-r"""The view's drawing of particles, rigid bodies and the body elements of issue 21.
+r"""The view's drawing of particles, rigid bodies and their body elements.
 
 Symbols, all moving with the motion (``q`` in the drawing layout of three numbers per body,
 :func:`quivira_widgets._geometry.expand_q`):
@@ -31,6 +31,7 @@ import numpy as np
 
 from . import _geometry as geo
 from ._figure import FigurePane
+from ._modelinfo import by_collection
 from ._switchlayer import _cat, hatched_line
 from ._symbols import join, torque_arcs
 
@@ -135,7 +136,7 @@ class BodyLayer:
     def refresh(self, model, snap: geo.Snapshot | None) -> None:
         """Read the bodies and body elements of ``model`` (None: none)."""
         bars = [] if model is None else model.bars
-        el = {} if model is None else model.elements
+        el = by_collection(model)
         self._bars = bars
         kinds = [getattr(b, "body_kind", "bar") for b in bars]
         self.particles = [i for i, k in enumerate(kinds) if k == "particle"]

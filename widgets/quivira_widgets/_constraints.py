@@ -1,7 +1,8 @@
 r"""From a constraint row to the force it stands for: which element, which bar, which point.
 
-Constraint rows are labelled ``"joint 2 · bar 3 · x"`` or ``"support 0 · y"`` (the model's
-``constraint_labels``). A row of joint ``j`` naming bar ``b`` belongs to the force that joint
+Constraint rows are labelled ``"joint2.bar3.x"`` or ``"support0.y"`` (the model's
+``constraint_labels``: the element's name, then the parts of the row).
+A row of joint ``j`` naming bar ``b`` belongs to the force that joint
 ``j`` exerts on bar ``b``, applied at the joint's point of that bar; a support row to the force
 of the support on its bar, at the supported point. That force is, at a state,
 
@@ -19,9 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-_JOINT = re.compile(r"joint (\d+)$")
-_SUPPORT = re.compile(r"support (\d+)$")
-_BAR = re.compile(r"bar (\d+)$")
+_BAR = re.compile(r"bar(\d+)$")
 
 
 @dataclass(frozen=True)
@@ -32,6 +31,7 @@ class ForceTarget:
     index: int
     bar: int
     s: float
+    name: str = ""  # the element's name: the first part of its rows' labels
 
     @property
     def label(self) -> str:
@@ -44,28 +44,25 @@ def force_target(model, label: str) -> ForceTarget | None:
 
     None for other kinds or labels that do not match the model.
     """
-    parts = [p.strip() for p in str(label).split("·")]
-    if not parts:
+    from quivira.elements import PinJoint, Support
+
+    from ._modelinfo import by_collection
+
+    name, _, rest = str(label).partition(".")
+    if model is None or not rest:
         return None
-    m = _JOINT.fullmatch(parts[0])
-    if m:
-        j = int(m.group(1))
-        joints = model.joints
-        bar_part = next((_BAR.fullmatch(p) for p in parts[1:] if _BAR.fullmatch(p)), None)
-        if j >= len(joints) or bar_part is None:
+    element = model.elements.get(name)
+    if isinstance(element, PinJoint):
+        bar_part = next((_BAR.fullmatch(p) for p in rest.split(".") if _BAR.fullmatch(p)),
+                        None)
+        if bar_part is None or int(bar_part.group(1)) not in element.bars:
             return None
         b = int(bar_part.group(1))
-        jt = joints[j]
-        if b not in jt.bars:
-            return None
-        return ForceTarget("joint", j, b, float(jt.s[list(jt.bars).index(b)]))
-    m = _SUPPORT.fullmatch(parts[0])
-    if m:
-        k = int(m.group(1))
-        sups = model.supports
-        if k >= len(sups):
-            return None
-        return ForceTarget("support", k, int(sups[k].bar), float(sups[k].s))
+        j = [e.name for e in by_collection(model)["joints"]].index(name)
+        return ForceTarget("joint", j, b, float(element.s[list(element.bars).index(b)]), name)
+    if isinstance(element, Support):
+        k = [e.name for e in by_collection(model)["supports"]].index(name)
+        return ForceTarget("support", k, int(element.bar), float(element.s), name)
     return None
 
 
@@ -84,8 +81,7 @@ def force_from_matrices(J: np.ndarray, lam: np.ndarray, labels: list[str],
     ``columns``: the columns of the bar's x and y in J (``model.body_coordinates(bar)[:2]``;
     default ``3 bar``, ``3 bar + 1``, right without particles).
     """
-    prefix = f"{target.kind} {target.index}"
-    rows = [r for r, lb in enumerate(labels) if lb.split("·")[0].strip() == prefix]
+    rows = [r for r, lb in enumerate(labels) if lb.partition(".")[0] == target.name]
     b = target.bar
     if not rows:
         return np.zeros(2)

@@ -26,6 +26,7 @@ from . import _geometry as geo
 from . import _laws as laws
 from . import _symbols as sym
 from ._figure import FigurePane
+from ._modelinfo import by_collection
 
 SPRING_COLOR = "#00796b"
 DAMPER_COLOR = "#5d4037"
@@ -100,7 +101,7 @@ class ForceLayer:
     # ------------------------------------------------------------------ model
     def refresh(self, model, snap: geo.Snapshot | None) -> None:
         """Read the force elements of ``model`` (None: none)."""
-        el = {} if model is None else model.elements
+        el = by_collection(model)
         joints, supports = el.get("joints", []), el.get("supports", [])
         springs = el.get("springs", [])
         self.spring_names = [s.name for s in springs]

@@ -4,7 +4,7 @@ A point of bar ``i`` at local coordinate ``s`` is
 :math:`(x_i, y_i) + s L_i (\cos θ_i, \sin θ_i)` with ``q = [x_0, y_0, θ_0, x_1, ...]``.
 
 Drawing works on this *expanded* layout, three numbers per body. A model's own ``q`` has two
-coordinates per particle (no angle, issue 21): :func:`expand_q` inserts θ = 0 for them
+coordinates per particle (no angle): :func:`expand_q` inserts θ = 0 for them
 (:attr:`Snapshot.coord_index`), so every drawing layer reads ``(x, y, θ)`` per body.
 """
 

@@ -27,6 +27,8 @@ from dataclasses import dataclass
 import heyoka as hy
 import numpy as np
 
+from ._modelinfo import by_collection
+
 KINDS = ("constant", "sine")
 #: parameter suffix of each value of a law
 SUFFIX = {"offset": "offset", "amplitude": "A", "omega": "w", "phase": "phase",
@@ -93,6 +95,11 @@ class Law:
         return text
 
 
+def parameter_names(model) -> list[str]:
+    """Return the names of the model's named parameters (``model.add_parameter``)."""
+    return [e.name for e in by_collection(model)["parameters"]]
+
+
 def parameter_name(prefix: str, key: str) -> str:
     """Return the parameter holding value ``key`` (``"offset"``, ``"amplitude"``, ...) of a law."""
     return f"{prefix}_{SUFFIX[key]}"
@@ -100,7 +107,7 @@ def parameter_name(prefix: str, key: str) -> str:
 
 def free_prefix(model, stem: str) -> str:
     """Return the first ``stem0``, ``stem1``, ... whose law parameters are free in ``model``."""
-    taken = set(model.parameters) | set(model.load_names) | set(model.constraint_names)
+    taken = set(parameter_names(model)) | set(model.load_names) | set(model.constraint_names)
     for k in range(100_000):
         prefix = f"{stem}{k}"
         if not any(parameter_name(prefix, key) in taken for key in SUFFIX):
@@ -129,7 +136,7 @@ def law_expressions(model, prefix: str, kind: str, force: bool) -> list:
 
 def _parameter_of_variable(model) -> dict[str, str]:
     """Variable name in laws → parameter name, for the parameters of ``model``."""
-    return {str(model.parameter(name)): name for name in model.parameters}
+    return {str(model.parameter(name)): name for name in parameter_names(model)}
 
 
 def read_law(model, exprs: list) -> tuple[str, Law] | None:
@@ -152,7 +159,7 @@ def read_law(model, exprs: list) -> tuple[str, Law] | None:
         return None
     prefix = prefixes.pop()
     force = len(exprs) == 2
-    values = model.parameters
+    values = {e.name: e.value for e in by_collection(model)["parameters"]}
     for kind in KINDS:
         keys = ["offset"] + (["amplitude", "omega", "phase"] if kind == "sine" else [])
         keys += ["direction"] if force else []

@@ -30,6 +30,7 @@ from matplotlib.patches import Patch
 from matplotlib.ticker import MaxNLocator
 
 from ._figure import FigurePane
+from ._modelinfo import by_collection
 from ._timeplots import COLORS, MAX_LEGEND, _fit
 
 #: the stacked parts, bottom to top: (key of the ledger, legend label, colour)
@@ -82,7 +83,7 @@ def element_series(tr, model=None) -> tuple[list[str], np.ndarray, list[str]]:
     """
     kinds: dict[str, str] = {}
     if model is not None:
-        el = model.elements
+        el = by_collection(model)
         for coll, kind in (("springs", "tension"), ("torsional_springs", "torque"),
                            ("torque_actuators", "torque"), ("force_actuators", "force")):
             for e in el.get(coll, []):

@@ -3,6 +3,22 @@
 from __future__ import annotations
 
 
+def by_collection(model) -> dict[str, list]:
+    """Return the model's elements grouped by kind: ``{"joints": [...], ...}``.
+
+    Every kind's collection is present (empty lists too), each list in row order, as the
+    sections and layers draw them; from ``model.elements`` (by name).
+    """
+    from quivira.elements import KINDS
+
+    out: dict[str, list] = {k.collection: [] for k in KINDS}
+    if model is None:
+        return out
+    for el in model.elements.values():
+        out[type(el).collection].append(el)
+    return out
+
+
 def _plural(n: int, word: str, plural: str | None = None) -> str:
     return f"{n} " + (word if n == 1 else plural or word + "s")
 
@@ -36,7 +52,7 @@ def counts_line(model) -> str:
               (("particle", "particle", None), ("body", "body", "bodies")) if kinds.count(k)]
     parts += [_plural(len(model.joints), "joint"), _plural(len(model.supports), "support"),
               _plural(len(model.forces), "load")]
-    el = model.elements
+    el = by_collection(model)
     for colls, word, plural in _OPTIONAL:
         k = sum(len(el.get(c, [])) for c in colls)
         if k:

@@ -35,6 +35,7 @@ import numpy as np
 
 from . import _geometry as geo
 from ._figure import FigurePane
+from ._modelinfo import by_collection
 
 SLOT_COLOR = "#37474f"
 STOP_COLOR = "#c62828"
@@ -162,7 +163,7 @@ class SwitchLayer:
     # ------------------------------------------------------------------ model
     def refresh(self, model, snap: geo.Snapshot | None) -> None:
         """Read the sliding and switching elements of ``model`` (None: none)."""
-        el = {} if model is None else model.elements
+        el = by_collection(model)
         joints, supports = el.get("joints", []), el.get("supports", [])
         slots = list(el.get("slots", [])) + list(el.get("prismatic_joints", []))
         self.slot_names = [s.name for s in slots]

@@ -111,6 +111,8 @@ class TimePlots:
         self.kind = "lambda"
         self.highlight = ""
         self._event_times: tuple = ()
+        #: the model whose rows are plotted: a row's element is found by its name
+        self.model = None
 
     # ------------------------------------------------------------------ lines
     def _ensure_force_lines(self, k: int) -> None:
@@ -224,15 +226,13 @@ class TimePlots:
     def _reaction_of(self, row_label: str, labels: list[str]) -> str | None:
         """Return the reaction label of a constraint row, if that reaction is plotted.
 
-        For example ``"joint 0 · bar 1 · x"`` → ``"joint 0 on bar 1"``.
+        For example ``"joint0.bar1.x"`` → ``"joint 0 on bar 1"`` (the element found by its
+        name in :attr:`model`).
         """
-        parts = [p.strip() for p in row_label.split("·")]
-        if len(parts) >= 2 and parts[0].startswith("joint") and parts[1].startswith("bar"):
-            want = f"{parts[0]} on {parts[1]}"
-            return want if want in labels else None
-        if parts and parts[0].startswith("support"):
-            return next((lb for lb in labels if lb.startswith(parts[0] + " on")), None)
-        return None
+        from ._constraints import reaction_label_of_row
+
+        want = reaction_label_of_row(row_label, self.model)
+        return want if want in labels else None
 
     def set_highlight(self, label: str) -> None:
         """Emphasize the curve of ``label`` (a constraint row; "" for none)."""

@@ -165,6 +165,7 @@ class MotionPlayer(widgets.VBox):
         self._busy = False
         self._build_controls(t_end, n_frames, auto)
         self.plots = TimePlots(backend, figsize, dpi)
+        self.plots.model = model
         self.pane = self.plots.pane
         self.figure = self.plots.figure
         self.ledger = LedgerPlots(backend, figsize, dpi)
@@ -719,6 +720,7 @@ class MotionPlayer(widgets.VBox):
         """Simulate another model from now on (the motion is cleared)."""
         self.model.unobserve(self._on_model_change)
         self.model = model
+        self.plots.model = model
         model.observe(self._on_model_change)
         if self._own_view:
             self.view.set_model(model)

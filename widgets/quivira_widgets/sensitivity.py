@@ -41,6 +41,7 @@ from ._fields import NumberField, NumberSpec
 from ._figure import FigurePane
 from ._guard import report
 from ._messages import Message
+from ._modelinfo import by_collection
 from ._theme import style_widget
 from ._widgets import release_panel
 
@@ -96,7 +97,7 @@ def parameter_unit(model: BarJointModel, name: str) -> str:
     prefix, _, suffix = name.rpartition(" · ")
     if not prefix:
         return ""
-    elements = getattr(model, "elements", {}) or {}
+    elements = by_collection(model)
     if any(getattr(e, "name", None) == prefix for e in elements.get("torsional_springs", ())):
         return _TORSION_UNITS.get(suffix, "")
     if any(getattr(e, "name", None) == prefix for e in elements.get("springs", ())):
@@ -111,7 +112,7 @@ def output_unit(kind: str, name: str) -> str:
         return _STATE_UNITS[m.group(1)] if m else ""
     if kind == "energy":
         return "J"
-    return "N" if name.endswith((" · x", " · y")) else "N or N·m"
+    return "N" if name.endswith((".x", ".y", " · x", " · y")) else "N or N·m"
 
 
 def _per(unit_y: str, unit_p: str) -> str:

@@ -1,8 +1,8 @@
 r"""Actuators: forces and torques given by laws, and the named parameters the laws use.
 
 A law is a heyoka expression (or a number) of ``hy.time``, the coordinates and velocities of
-the bars (``model.coordinates(i)``, ``model.velocities(i)``) and named runtime parameters
-(``model.parameter("A")``, edited with ``model.set_parameter`` without recompiling), e.g.
+the bodies (``model.variables(i)``) and named runtime parameters (``model.parameter("A")`` of
+a :class:`Parameter` ``A``, edited with ``model.set("A", value)`` without recompiling), e.g.
 ``A * hy.sin(w * hy.time)``. The work an actuator does, :math:`\int Q\cdot\dot q\,dt`, is
 the input :math:`W_{in}` of the energy ledger.
 
@@ -18,20 +18,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import heyoka as hy
 
 from ..._repr import short_repr
-from ...expression_codec import check_storable, encode_expression
-from ..validation import (
-    bar_index,
-    check_name,
-    check_real,
-    check_s,
-    field,
-    optional_bar,
-)
+from ...expression_codec import check_storable
+from ..validation import check_real
+from . import fields
 from .base import (
     Element,
     Load,
@@ -51,23 +45,27 @@ def parameter_variable(name: str) -> str:
     return f"par_{name}"
 
 
-def check_law(value: Any, n_bars: int, parameters: list[str], where: str) -> hy.expression:
+def check_law(value: Any, n_bars: int, parameters: list[str] | None,
+              where: str) -> hy.expression:
     """Validate a law and return it as a heyoka expression.
 
-    Numbers are accepted; variables must be the bars' coordinates and velocities or named
-    parameters (``par_<name>``); no ``hy.par``.
+    Numbers are accepted; variables must be the coordinates and velocities of ``n_bars``
+    bars or named parameters (``par_<name>`` of ``parameters``; None accepts every
+    ``par_<name>``, for a law checked before); no ``hy.par``.
     """
     if isinstance(value, hy.expression):
         expr = value
     else:
         expr = hy.expression(check_real(value, where))
     allowed = {f"{c}{i}" for i in range(n_bars) for c in _COORDS}
-    allowed |= {parameter_variable(p) for p in parameters}
-    unknown = sorted(set(hy.get_variables(expr)) - allowed)
+    if parameters is not None:
+        allowed |= {parameter_variable(p) for p in parameters}
+    unknown = sorted(v for v in set(hy.get_variables(expr)) - allowed
+                     if parameters is not None or not v.startswith(parameter_variable("")))
     if unknown:
+        known = "" if parameters is None else f" (parameters: {parameters})"
         raise ValueError(f"{where}: unknown variables {unknown}; a law may use hy.time, "
-                         "model.coordinates(i), model.velocities(i) and model.parameter(name) "
-                         f"(parameters: {parameters})")
+                         f"model.variables(i) and model.parameter(name){known}")
     if hy.get_params(expr):
         raise ValueError(f"{where}: use model.parameter(name) for values to edit, not hy.par")
     try:
@@ -92,6 +90,47 @@ def law_from_file(tree: Any, where: str, ctx: LoadContext, n_bars: int | None = 
     return check_law(ctx.expression(tree, where, allowed), n, parameters, where)
 
 
+class WithLaws:
+    """Mixin of the kinds whose fields include laws (:func:`~.fields.law`).
+
+    Laws given through the API and read from files are checked alike (:func:`check_law`);
+    files carry the readable text of each law next to its encoded tree.
+    """
+
+    #: whether the laws may use the bodies' coordinates and velocities (False: only time
+    #: and named parameters)
+    laws_of_state: ClassVar[bool] = True
+
+    @classmethod
+    def law_from_api(cls, value: Any, where: str, n_bars: int,
+                     parameters: list[str] | None) -> hy.expression:
+        """Return a law given through the API checked (:func:`check_law`)."""
+        return check_law(value, n_bars if cls.laws_of_state else 0, parameters, where)
+
+    @classmethod
+    def law_from_file(cls, tree: Any, where: str, ctx: LoadContext) -> hy.expression:
+        """Return a law of a file decoded and checked as the API checks it."""
+        return law_from_file(tree, where, ctx, None if cls.laws_of_state else 0)
+
+    @classmethod
+    def text_key(cls, law: str) -> str:
+        """Return the file key of the readable text of the law field ``law``."""
+        return f"{law}_text"
+
+    def to_dict(self) -> dict:
+        """Return one key per declared field, and the readable text of each law.
+
+        The file format differs from the fields by the texts (``<law>_text``): a person
+        reading the file sees the law, not only its encoded tree; files of earlier versions
+        have them too. Reading ignores them (the tree is the law).
+        """
+        out = super().to_dict()
+        for fname, spec in self.specs().items():
+            if spec.what == "law":
+                out[self.text_key(fname)] = str(getattr(self, fname))
+        return out
+
+
 def _rename_bar_variables(exprs: list, removed: int) -> list | None:
     """Laws after bar ``removed`` is deleted, or None if one uses its variables."""
     rename = {}
@@ -109,25 +148,29 @@ def _rename_bar_variables(exprs: list, removed: int) -> list | None:
 
 @dataclass
 class Parameter(Element):
-    """A named runtime parameter (usable in the laws of actuators)."""
+    """A named runtime parameter, for the laws of actuators, motors and events.
 
-    name: str
-    value: float
+    Laws use it as ``model.parameter(name)`` (the variable ``par_<name>``); editing its value
+    (``model.set(name, value)``) re-simulates without compiling.
+    """
+
+    name: str = fields.name()
+    value: float = fields.number("value", "", "its value (in the units the laws give it)")
 
     kind = "param"
     collection = "parameters"
     title = "parameter"
+    prefix = "param"
     has_name = True
 
-    @classmethod
-    def create(cls, name: Any, value: Any, taken: set) -> Parameter:
-        """Build a validated parameter (a name made of letters, digits and ``_``)."""
-        if not isinstance(name, str):
-            raise TypeError(f"parameter name must be a string, got {short_repr(name)}")
-        if not _NAME.fullmatch(name) or len(name) > 60:
-            raise ValueError(f"parameter name must consist of letters, digits and '_', not "
-                             f"start with a digit (at most 60 characters), got {short_repr(name)}")
-        return cls(check_name(name, taken), check_real(value, f"parameter {name}"))
+    def check(self, bodies: list, where: str) -> Parameter:
+        """Return the parameter if its name can stand in a law (letters, digits and ``_``)."""
+        if not isinstance(self.name, str) or not _NAME.fullmatch(self.name) \
+                or len(self.name) > 60:
+            raise ValueError(f"{where}: a parameter's name must consist of letters, digits and "
+                             "'_', not start with a digit (at most 60 characters), got "
+                             f"{short_repr(self.name)}")
+        return self
 
     def bars_used(self) -> tuple[int, ...]:
         """Return the bodies the parameter touches."""
@@ -153,24 +196,19 @@ class Parameter(Element):
         """Return the parameter's line in the model summary."""
         return f"parameter {self.name} = {self.value:g}"
 
-    def to_dict(self) -> dict:
-        """Return the parameter as plain JSON-ready data (read back by :meth:`from_dict`)."""
-        return {"name": self.name, "value": self.value}
-
     @classmethod
     def from_dict(cls, d: Any, where: str, ctx: LoadContext) -> Parameter:
-        """Build the parameter from :meth:`to_dict` data; ValueError naming ``where`` on errors."""
-        name = field(d, "name", where)
-        if not isinstance(name, str) or not _NAME.fullmatch(name):
-            raise ValueError(f"{where}.name: expected a parameter name, got {short_repr(name)}")
-        el = cls(check_name(name, ctx.names, f"{where}.name"),
-                 check_real(field(d, "value", where), f"{where}.value"))
+        """Read the parameter's fields (as :meth:`Element.from_dict`) and make it usable.
+
+        The file format is the fields; the laws read after it may use its name.
+        """
+        el = super().from_dict(d, where, ctx)
         ctx.parameters.add(el.name)
         return el
 
 
-class _Driven(Load):
-    """Common part of the actuators: laws, the input power, persistence of laws."""
+class _Driven(WithLaws, Load):
+    """Common part of the actuators: laws and the input power."""
 
     drives = True
     laws: tuple[str, ...] = ()
@@ -187,10 +225,6 @@ class _Driven(Load):
     def law_topology(self) -> tuple:
         return tuple(str(getattr(self, law)) for law in self.laws)
 
-    def laws_dict(self) -> dict:
-        return {law: encode_expression(getattr(self, law)) for law in self.laws} | {
-            f"{law}_text": str(getattr(self, law)) for law in self.laws}
-
 
 @dataclass
 class ForceActuator(OnOneBar, _Driven):
@@ -199,28 +233,20 @@ class ForceActuator(OnOneBar, _Driven):
     ``frame``: "ground" components, or "bar": along and across the bar.
     """
 
-    bar: int
-    s: float
-    fx: Any
-    fy: Any
-    frame: str
-    name: str
+    bar: int = fields.body("bar", "the bar the force acts on")
+    s: float = fields.local("s", "the point of application")
+    fx: Any = fields.law("fx", "N", "the force along x (ground frame) or along the bar")
+    fy: Any = fields.law("fy", "N", "the force along y (ground frame) or across the bar")
+    frame: str = fields.choice("frame", ("ground", "bar"), "the frame of the components",
+                               default="ground")
+    name: str | None = fields.name(default=None)
 
     kind = "force_actuator"
     collection = "force_actuators"
     title = "force actuator"
+    prefix = "actuator"
     has_name = True
     laws = ("fx", "fy")
-
-    @classmethod
-    def create(cls, bar: Any, s: Any, fx: Any, fy: Any, frame: Any, name: str, n_bars: int,
-               parameters: list[str]) -> ForceActuator:
-        """Build a validated force actuator (arguments as ``add_force_actuator``)."""
-        if frame not in ("ground", "bar"):
-            raise ValueError(f"{name}: frame must be 'ground' or 'bar', got {short_repr(frame)}")
-        return cls(bar_index(bar, n_bars, f"{name}: bar_index"), check_s(s, f"{name}: s"),
-                   check_law(fx, n_bars, parameters, f"{name}: fx"),
-                   check_law(fy, n_bars, parameters, f"{name}: fy"), frame, name)
 
     def parameters(self, bars: list) -> list[tuple[tuple, float]]:
         """Return the force actuator's runtime parameters ``[(name, value), ...]``."""
@@ -270,48 +296,30 @@ class ForceActuator(OnOneBar, _Driven):
         q = self.generalized_forces(ctx)
         return [("Fx", q[0][1]), ("Fy", q[1][1])]
 
-    def to_dict(self) -> dict:
-        """Return the force actuator as plain JSON-ready data (read back by :meth:`from_dict`)."""
-        return {"name": self.name, "bar": self.bar, "s": self.s, "frame": self.frame,
-                **self.laws_dict()}
-
-    @classmethod
-    def from_dict(cls, d: Any, where: str, ctx: LoadContext) -> ForceActuator:
-        """Build the actuator from :meth:`to_dict` data; ValueError naming ``where`` on errors."""
-        frame = field(d, "frame", where)
-        if frame not in ("ground", "bar"):
-            raise ValueError(f"{where}.frame: expected 'ground' or 'bar', got {short_repr(frame)}")
-        return cls(bar_index(field(d, "bar", where), ctx.n_bars, f"{where}.bar"),
-                   check_s(field(d, "s", where), f"{where}.s"),
-                   law_from_file(field(d, "fx", where), f"{where}.fx", ctx),
-                   law_from_file(field(d, "fy", where), f"{where}.fy", ctx), frame,
-                   check_name(field(d, "name", where), ctx.names, f"{where}.name"))
-
 
 @dataclass
 class TorqueActuator(_Driven):
     """A torque given by a law on bar ``bar`` (and its reaction on ``bar_a``, if given)."""
 
-    bar: int
-    bar_a: int | None
-    torque: Any
-    name: str
+    bar: int = fields.body("bar", "the driven bar (it receives +τ)")
+    torque: Any = fields.law("torque", "N m", "the torque, counter-clockwise positive")
+    bar_a: int | None = fields.body("reaction bar", "the bar receiving -τ (None: no "
+                                    "reaction on a bar)", ground=True, default=None)
+    name: str | None = fields.name(default=None)
 
     kind = "torque_actuator"
     collection = "torque_actuators"
     title = "torque actuator"
+    prefix = "torque"
     has_name = True
     laws = ("torque",)
 
-    @classmethod
-    def create(cls, bar: Any, torque: Any, bar_a: Any, name: str, n_bars: int,
-               parameters: list[str]) -> TorqueActuator:
-        """Build a validated torque actuator (arguments as ``add_torque_actuator``)."""
-        b = bar_index(bar, n_bars, f"{name}: bar_index")
-        a = optional_bar(bar_a, n_bars, f"{name}: bar_a")
-        if a == b:
-            raise ValueError(f"{name}: bar_a is the driven bar itself ({b})")
-        return cls(b, a, check_law(torque, n_bars, parameters, f"{name}: torque"), name)
+    def check(self, bodies: list, where: str) -> TorqueActuator:
+        """Return the actuator if its reaction acts on another bar than the driven one."""
+        if self.bar_a == self.bar:
+            raise ValueError(f"{where}: bar_a is the driven bar itself ({self.bar}); give "
+                             "another bar, or None for a torque without reaction on a bar")
+        return self
 
     def bars_used(self) -> tuple[int, ...]:
         """Return the indices of the bodies the torque actuator touches."""
@@ -350,17 +358,3 @@ class TorqueActuator(_Driven):
     def force_outputs(self, ctx: RowContext) -> list[tuple[str, Any]]:
         """Return the torque :math:`τ` along a motion."""
         return [("torque", self.generalized_forces(ctx)[0][1])]
-
-    def to_dict(self) -> dict:
-        """Return the torque actuator as plain JSON-ready data (read back by :meth:`from_dict`)."""
-        return {"name": self.name, "bar": self.bar, "bar_a": self.bar_a, **self.laws_dict()}
-
-    @classmethod
-    def from_dict(cls, d: Any, where: str, ctx: LoadContext) -> TorqueActuator:
-        """Build the actuator from :meth:`to_dict` data; ValueError naming ``where`` on errors."""
-        b = bar_index(field(d, "bar", where), ctx.n_bars, f"{where}.bar")
-        a = optional_bar(field(d, "bar_a", where), ctx.n_bars, f"{where}.bar_a")
-        if a == b:
-            raise ValueError(f"{where}: bar_a is the driven bar itself")
-        return cls(b, a, law_from_file(field(d, "torque", where), f"{where}.torque", ctx),
-                   check_name(field(d, "name", where), ctx.names, f"{where}.name"))

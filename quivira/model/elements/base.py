@@ -57,7 +57,7 @@ class Row:
         :data:`~quivira.model.monomials.Poly` in the factors of :class:`RowContext`, or a
         heyoka expression of the coordinate variables (user rows).
     label : str
-        Readable label, e.g. ``"joint 2 · bar 3 · x"``.
+        Readable label ``<element>.<row>``, e.g. ``"joint2.bar3.x"``.
     bar : int or None
         The bar the row's multiplier acts on as a force (reactions), if any.
     axis : str or int
@@ -384,18 +384,25 @@ class Element(ABC):
         """Return ``{field: Spec}``: the kind's declared fields, in order (:mod:`.fields`)."""
         return _specs(cls)
 
-    def checked(self, bodies: list, where: str) -> Element:
+    def checked(self, bodies: list, where: str, parameters: list[str] | None = None
+                ) -> Element:
         """Return the element with every declared field checked and normalized.
 
         Each field by its :class:`~.fields.Spec` (TypeError/ValueError naming ``where`` and
-        the field), then the kind's own checks across fields and against the model's bodies
-        (:meth:`check`). The name is checked by the model (it must be unique).
+        the field; laws by :meth:`law_from_api`, against ``parameters``, the names of the
+        model's named parameters), then the kind's own checks across fields and against the
+        model's bodies (:meth:`check`). The name is checked by the model (it must be unique).
         """
         values = {}
         for fname, spec in self.specs().items():
             if spec.what == "name":
                 continue
-            values[fname] = spec.check(getattr(self, fname), f"{where}: {fname}", len(bodies))
+            w = f"{where}: {fname}"
+            if spec.what == "law":
+                values[fname] = self.law_from_api(getattr(self, fname), w, len(bodies),
+                                                  parameters)
+            else:
+                values[fname] = spec.check(getattr(self, fname), w, len(bodies))
         return replace(self, **values).check(bodies, where)
 
     def check(self, bodies: list, where: str) -> Element:
@@ -405,6 +412,14 @@ class Element(ABC):
         support's ground position). The default checks nothing more.
         """
         return self
+
+    def check_model(self, data: Any, where: str) -> None:
+        """Check the element against the rest of the model when it is added.
+
+        ``data`` is the model's :class:`~quivira.model.data.ModelData` (e.g. a latch needs a
+        joint between its bars). The default checks nothing.
+        """
+        return None
 
     def with_values(self, **values: Any) -> Element:
         """Return a copy with new values of editable fields (checked by :meth:`checked`).
@@ -416,13 +431,13 @@ class Element(ABC):
             name, a law: remove the element and add a new one).
         """
         specs = self.specs()
+        who = getattr(self, "name", None) or self.title
         for key in values:
             spec = specs.get(key)
             if spec is None:
-                raise ValueError(f"{self.title} has no field {key!r}; its fields are "
+                raise ValueError(f"{who}: a {self.title} has no field {key!r}; its fields are "
                                  f"{list(specs)}")
             if not spec.editable:
-                who = getattr(self, "name", None) or self.title
                 raise ValueError(f"{who}: {key!r} cannot be edited (remove the {self.title} "
                                  "and add a new one)")
         return replace(self, **values)
@@ -510,8 +525,8 @@ class Element(ABC):
                 from ...expression_codec import encode_expression
 
                 v = encode_expression(v)
-            elif isinstance(v, tuple):
-                v = list(v)
+            elif isinstance(v, (tuple, list)):  # a copy: the data never shares the element's
+                v = copy.deepcopy(list(v))
             out[fname] = v
         return out
 
@@ -546,6 +561,16 @@ class Element(ABC):
     @classmethod
     def law_from_file(cls, tree: Any, where: str, ctx: LoadContext) -> hy.expression:
         """Read a law field of a file (kinds with laws say how they are checked)."""
+        raise ValueError(f"{where}: {cls.title} has no laws")
+
+    @classmethod
+    def law_from_api(cls, value: Any, where: str, n_bars: int,
+                     parameters: list[str] | None) -> hy.expression:
+        """Check a law field given through the API (kinds with laws say how).
+
+        ``parameters``: the names of the model's named parameters the law may use (None: not
+        checked, for an element whose laws were checked when it was added).
+        """
         raise ValueError(f"{where}: {cls.title} has no laws")
 
     #: the file format version from which the kind's elements store their name (older files

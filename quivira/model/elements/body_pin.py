@@ -8,60 +8,62 @@ point of a rigid body. The rows are
 
 and their multipliers the force (N) on body b along x and y (its opposite on body a). This is
 :class:`~.pin_joint.PinJoint` for points off a body's axis, as the bodies of Andrews'
-mechanism need (IFToMM A03). Parameters (runtime): the points' :math:`(u, v)`.
+mechanism need (IFToMM A03). Parameters (runtime): the points' :math:`(u, v)`. The rows are
+labelled ``"<name>.x"`` and ``"<name>.y"``.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
-from ..validation import check_name, field, optional_bar
-from .base import Constraint, LoadContext, Row, RowContext
-from .body_points import TwoBodies, body_of, check_ref, coincidence_rows, ref_text, resolve, world
+from . import fields
+from .base import Constraint, Row, RowContext
+from .body_points import TwoBodies, check_ref, coincidence_rows, point_ref, ref_text, resolve, world
 
 
 @dataclass
 class BodyPin(TwoBodies, Constraint):
     """The point ``point_a`` of ``body_a`` pinned to the point ``point_b`` of ``body_b``.
 
-    None: the ground, the point then a ground position.
+    None: the ground, the point then a ground position. The points are runtime parameters.
+    They need not coincide in the initial pose (``model.assemble()`` moves the bodies
+    together; a simulation refuses to start off the constraints): see :meth:`gap`.
     """
 
-    body_a: int | None
-    point_a: Any
-    body_b: int
-    point_b: Any
-    name: str
+    body_a: int | None = fields.body("body a", "the first body (None: the ground)",
+                                     ground=True)
+    point_a: Any = point_ref("point on a", "a point reference on body a: s, (u, v) in m or an "
+                             "attachment point's name; a ground position for the ground")
+    body_b: int = fields.body("body b", "the second body")
+    point_b: Any = point_ref("point on b", "a point reference on body b: s, (u, v) in m or an "
+                             "attachment point's name")
+    name: str | None = fields.name(default=None)
 
     kind = "body_pin"
     collection = "body_pins"
     title = "pin"
+    prefix = "pin"
     named = True
     has_name = True
 
-    @classmethod
-    def create(cls, body_a: Any, point_a: Any, body_b: Any, point_b: Any, name: str,
-               bars: list, tolerance: float) -> BodyPin:
-        """Build a validated pin; the two points must coincide in the initial pose.
+    def check(self, bodies: list, where: str) -> BodyPin:
+        """Return the pin with its point references checked against its bodies."""
+        self.check_pair(bodies, where)
+        ra = check_ref(self.point_a, f"{where}.point_a")
+        rb = check_ref(self.point_b, f"{where}.point_b")
+        resolve(bodies, self.body_a, ra, f"{where}.point_a")
+        resolve(bodies, self.body_b, rb, f"{where}.point_b")
+        return replace(self, point_a=ra, point_b=rb)
 
-        Within ``tolerance`` times the model's length scale.
+    def gap(self, bodies: list) -> float:
+        """Return how far apart (m, the larger of x and y) the two points are in the initial pose.
+
+        ``bodies`` are the model's bodies, posed (ValueError naming a body without a pose).
         """
-        a = body_of(body_a, bars, f"{name}: body_a")
-        b = body_of(body_b, bars, f"{name}: body_b", ground=False)
-        if a == b:
-            raise ValueError(f"{name}: body_a and body_b are the same body ({b})")
-        ra, rb = check_ref(point_a, f"{name}: point_a"), check_ref(point_b, f"{name}: point_b")
-        pa = world(bars, a, resolve(bars, a, ra, f"{name}: point_a"))
-        pb = world(bars, b, resolve(bars, b, rb, f"{name}: point_b"))
-        gap = max(abs(pa[0] - pb[0]), abs(pa[1] - pb[1]))
-        scale = max([1.0] + [abs(c) for bar in bars if bar.pose for c in bar.pose[:2]])
-        if gap > tolerance * scale:
-            raise ValueError(f"{name}: the two points are {gap:.3g} m apart in the initial "
-                             "pose; move the bodies so that they coincide, or call "
-                             "model.assemble() after adding the pin")
-        return cls(a, ra, b, rb, name)
-
+        pa = world(bodies, self.body_a, resolve(bodies, self.body_a, self.point_a, "point_a"))
+        pb = world(bodies, self.body_b, resolve(bodies, self.body_b, self.point_b, "point_b"))
+        return max(abs(pa[0] - pb[0]), abs(pa[1] - pb[1]))
 
     def parameters(self, bars: list) -> list[tuple[tuple, float]]:
         """Return the pin's runtime parameters ``[(name, value), ...]``."""
@@ -75,8 +77,6 @@ class BodyPin(TwoBodies, Constraint):
         return {("ua",): [(f"u_{{a,{p}}}", 1)], ("va",): [(f"v_{{a,{p}}}", 1)],
                 ("ub",): [(f"u_{{b,{p}}}", 1)], ("vb",): [(f"v_{{b,{p}}}", 1)]}
 
-
-
     def describe(self, position: int) -> str:
         """Return the pin's line in the model summary."""
         return (f"constraint {self.name!r}: pin of {ref_text(self.body_a, self.point_a)} and "
@@ -85,26 +85,3 @@ class BodyPin(TwoBodies, Constraint):
     def rows(self, ctx: RowContext) -> list[Row]:
         """Return the rows :math:`p_b - p_a = 0` (x, y): the two points coincide."""
         return coincidence_rows(ctx, self.body_a, self.body_b, self.name)
-
-    def to_dict(self) -> dict:
-        """Return the pin as plain JSON-ready data (read back by :meth:`from_dict`)."""
-        return {"name": self.name, "body_a": self.body_a, "point_a": self.point_a,
-                "body_b": self.body_b, "point_b": self.point_b}
-
-    @classmethod
-    def from_dict(cls, d: Any, where: str, ctx: LoadContext) -> BodyPin:
-        """Build the pin from :meth:`to_dict` data; ValueError naming ``where`` on errors."""
-        a = optional_bar(field(d, "body_a", where), ctx.n_bars, f"{where}.body_a")
-        b = optional_bar(field(d, "body_b", where), ctx.n_bars, f"{where}.body_b")
-        if b is None:
-            raise ValueError(f"{where}.body_b: a pin needs a body (not the ground) as body_b")
-        if a == b:
-            raise ValueError(f"{where}: body_a and body_b are the same body")
-        return cls(a, check_ref(field(d, "point_a", where), f"{where}.point_a"), b,
-                   check_ref(field(d, "point_b", where), f"{where}.point_b"),
-                   check_name(field(d, "name", where), ctx.names, f"{where}.name"))
-
-    def check_bodies(self, bars: list, where: str) -> None:
-        """After loading: the point references must exist on their bodies."""
-        resolve(bars, self.body_a, self.point_a, f"{where}.point_a")
-        resolve(bars, self.body_b, self.point_b, f"{where}.point_b")

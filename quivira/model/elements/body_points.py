@@ -1,6 +1,6 @@
 r"""Points of bodies in their own frame.
 
-Shared by the joints of issue 21 (weld, distance, rolling, joint motor).
+Shared by the joints between any two bodies (weld, distance, body pin, rolling, joint motor).
 
 A point of body :math:`i` is given in the body frame by :math:`(u, v)` (m) relative to the
 mass centre; its position and velocity are
@@ -20,13 +20,25 @@ runtime parameters are computed, so a point follows edits of its body.
 
 from __future__ import annotations
 
+import dataclasses
+import math
 import numbers
 from typing import Any
 
 from ..._repr import short_repr
 from .. import monomials as mo
 from ..validation import check_point, check_real, optional_bar
+from . import fields
 from .base import RowContext, shift_bar
+
+
+def point_ref(label: str, doc: str = "", *, default: Any = dataclasses.MISSING) -> Any:
+    """Declare a point reference (see the module docstring): a runtime field, editable.
+
+    The kind checks it (:func:`check_ref`, :func:`resolve`); the body-frame coordinates it
+    resolves to are runtime parameters, so an edit re-simulates without compiling.
+    """
+    return fields.data(label, doc, topology=False, editable=True, default=default)
 
 
 def point_poly(ctx: RowContext, body: int | None, u: int, v: int, axis: int,
@@ -95,6 +107,21 @@ def world(bars: list, body: int | None, uv: tuple[float, float]) -> tuple[float,
     return bars[body].world(*uv)
 
 
+def local_at(bars: list, body: int | None, P: tuple[float, float]) -> tuple[float, float]:
+    """Return the body-frame coordinates ``(u, v)`` of the ground point ``P`` (initial pose).
+
+    The inverse of :func:`world`; the ground's coordinates of ``P`` are ``P``.
+    """
+    if body is None:
+        return P
+    if bars[body].pose is None:
+        raise ValueError(f"body {body} has no initial pose yet; set it first")
+    x, y, th = bars[body].pose
+    c, s = math.cos(th), math.sin(th)
+    dx, dy = P[0] - x, P[1] - y
+    return (c * dx + s * dy, -s * dx + c * dy)
+
+
 def body_of(value: Any, bars: list, what: str, *, rotating: bool = False,
             ground: bool = True) -> int | None:
     """Validate a body index (None for ground when allowed); ``rotating``: not a particle."""
@@ -138,6 +165,17 @@ class TwoBodies:
         """Return the element's part of the topology key (connectivity, never values)."""
         return (self.name, self.body_a, self.body_b)
 
+    def check_pair(self, bodies: list, where: str, *, rotating: bool = False) -> None:
+        """Check that the two bodies differ; with ``rotating``, that neither is a particle.
+
+        ValueError naming ``where``; the indices themselves are checked as declared.
+        """
+        if self.body_a is not None and self.body_a == self.body_b:
+            raise ValueError(f"{where}: body_a and body_b are the same body ({self.body_b})")
+        if rotating:
+            for f in ("body_a", "body_b"):
+                body_of(getattr(self, f), bodies, f"{where}.{f}", rotating=True)
+
     def reindexed(self, removed_bar: int):
         """Return the element after bar ``removed_bar`` is deleted (None if it used it)."""
         if removed_bar in self.bars_used():
@@ -152,7 +190,7 @@ def coincidence_rows(ctx: RowContext, body_a: int | None, body_b: int,
     """Return the rows :math:`p_b - p_a = 0` (x, y) of two body points.
 
     Their coordinates are the element's parameters ``ua, va, ub, vb`` (a pin; the position
-    part of a weld).
+    part of a weld); the rows are labelled ``<label>.x`` and ``<label>.y``.
     """
     from .base import Row
 
@@ -161,5 +199,5 @@ def coincidence_rows(ctx: RowContext, body_a: int | None, body_b: int,
     for axis, name in ((0, "x"), (1, "y")):
         F = mo.add(point_poly(ctx, body_b, ub, vb, axis),
                    point_poly(ctx, body_a, ua, va, axis, -1.0))
-        out.append(Row(F, f"{label} · {name}", body_b, name))
+        out.append(Row(F, f"{label}.{name}", body_b, name))
     return out

@@ -11,46 +11,51 @@ generalized constraint force, so a row acts with :math:`+X_1^T\lambda` on bar 1 
 :math:`-X_0^T\lambda` on bar 0 (Exudyn reports the opposite sign). The constraint is
 switchable: ``active=False`` replaces its rows by :math:`\lambda = 0` through a runtime
 parameter, without recompiling. Parameters: ``active`` (1 or 0) and ``offset`` per row.
+Row ``r`` is labelled ``"<name>.row<r>"``.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
 from .. import monomials as mo
-from ..validation import check_flag, check_name, field, list_field, optional_bar, real_array
-from .base import Constraint, LoadContext, Row, RowContext, shift_bar
+from ..validation import real_array
+from . import fields
+from .base import Constraint, Row, RowContext, shift_bar
 
 _MATRICES = ("X0", "X1", "Y0", "Y1")
 
 
-def _matrix(mat: Any, name: str, bar: int | None, which: str) -> np.ndarray | None:
+def _matrix(mat: Any, where: str, key: str, bar: int | None) -> np.ndarray | None:
+    """Return the scaling matrix ``key`` as a 2-D array (None if empty); ``where`` names it."""
     if mat is None:
         return None
-    arr = real_array(mat, name, "a numeric matrix")
+    what = f"{where}.{key}"
+    arr = real_array(mat, what, "a numeric matrix")
     if arr.size == 0:
         return None
     if arr.ndim == 1:
         arr = arr[None, :]
     if arr.ndim != 2:
-        raise ValueError(f"{name}: expected a 2-D matrix, got shape {arr.shape}")
+        raise ValueError(f"{what}: expected a 2-D matrix, got shape {arr.shape}")
     if bar is None:
-        raise ValueError(f"{name}: marker {which} is ground (bar{which} = None), so {name} must "
-                         f"be empty or None, got shape {arr.shape}")
+        m = key[-1]
+        raise ValueError(f"{what}: marker {m} is ground (bar{m} = None), so {key} must be "
+                         f"empty or None, got shape {arr.shape}")
     if arr.shape[1] != 3:
-        raise ValueError(f"{name}: expected 3 columns (x, y, θ of bar {bar}), got shape "
+        raise ValueError(f"{what}: expected 3 columns (x, y, θ of bar {bar}), got shape "
                          f"{arr.shape}")
     return arr
 
 
-def check_offset(offset: Any, n_rows: int) -> list[float]:
+def check_offset(offset: Any, n_rows: int, what: str = "offset") -> list[float]:
     """One finite offset per row, each within the limit of every number of the model."""
-    arr = real_array(offset, "offset", f"{n_rows} numbers").reshape(-1)
+    arr = real_array(offset, what, f"{n_rows} numbers").reshape(-1)
     if arr.shape[0] != n_rows:
-        raise ValueError(f"offset: expected {n_rows} values (one per equation), got "
+        raise ValueError(f"{what}: expected {n_rows} values (one per equation), got "
                          f"{arr.shape[0]}")
     return arr.tolist()
 
@@ -60,23 +65,35 @@ class CoordinateConstraint(Constraint):
     """A coordinate-vector constraint (see the module docstring).
 
     :math:`X_1 q_1 + Y_1 q_1^2 - X_0 q_0 - Y_0 q_0^2 - v_{off} = 0`; ``None`` for a bar means
-    ground, empty matrices are ``None``.
+    ground, empty matrices are ``None``. The bars, matrices and level are topology; the
+    offset and the ``active`` flag are runtime parameters (no recompiling).
     """
 
-    bar0: int | None
-    bar1: int | None
-    X0: list | None
-    X1: list | None
-    Y0: list | None
-    Y1: list | None
-    offset: list
-    velocity_level: bool
-    active: bool
-    name: str
+    bar0: int | None = fields.body("bar0", "the body of marker 0 (None: the ground, q = 0)",
+                                   ground=True)
+    bar1: int | None = fields.body("bar1", "the body of marker 1 (None: the ground, q = 0)",
+                                   ground=True)
+    X0: list | None = fields.data("X0", "linear scaling matrix of marker 0, 3 columns",
+                                  default=None)
+    X1: list | None = fields.data("X1", "linear scaling matrix of marker 1, 3 columns",
+                                  default=None)
+    Y0: list | None = fields.data("Y0", "quadratic scaling matrix of marker 0, 3 columns",
+                                  default=None)
+    Y1: list | None = fields.data("Y1", "quadratic scaling matrix of marker 1, 3 columns",
+                                  default=None)
+    offset: list | None = fields.data("offset", "v_off, one value per row (None: zeros); m or "
+                                      "rad, at velocity level m/s or rad/s", topology=False,
+                                      editable=True, default=None)
+    velocity_level: bool = fields.flag("velocity level", "constrain the velocities instead",
+                                       topology=True, default=False)
+    active: bool = fields.flag("active", "the rows are switched on (off: λ = 0, no "
+                               "recompiling)", default=True)
+    name: str | None = fields.name(default=None)
 
     kind = "cc"
     collection = "coordinate_constraints"
     title = "coordinate constraint"
+    prefix = "coordinate"
     named = True
     has_name = True
     switchable = True
@@ -86,38 +103,33 @@ class CoordinateConstraint(Constraint):
         """Number of equations."""
         return len(self.offset)
 
-    @classmethod
-    def create(cls, bar0: Any, bar1: Any, X0: Any, X1: Any, Y0: Any, Y1: Any, offset: Any,
-               velocity_level: Any, active: Any, name: str, n_bars: int
-               ) -> CoordinateConstraint:
-        """Build a validated constraint (arguments as ``add_coordinate_constraint``)."""
-        b0 = optional_bar(bar0, n_bars, "bar0")
-        b1 = optional_bar(bar1, n_bars, "bar1")
+    def check(self, bodies: list, where: str) -> CoordinateConstraint:
+        """Return the constraint with its matrices and offset checked against its markers.
+
+        Empty matrices become None, the others lists of rows; the offset None becomes zeros.
+        """
+        b0, b1 = self.bar0, self.bar1
         if b0 is None and b1 is None:
-            raise ValueError("bar0 and bar1 are both ground (None); give at least one bar")
+            raise ValueError(f"{where}: bar0 and bar1 are both ground (None); give at least "
+                             "one bar")
         if b0 is not None and b0 == b1:
-            raise ValueError(f"bar0 and bar1 are the same bar ({b0}); use add_constraint for "
-                             "relations within one bar")
-        mats = {"X0": _matrix(X0, "X0", b0, "0"), "X1": _matrix(X1, "X1", b1, "1"),
-                "Y0": _matrix(Y0, "Y0", b0, "0"), "Y1": _matrix(Y1, "Y1", b1, "1")}
+            raise ValueError(f"{where}: bar0 and bar1 are the same bar ({b0}); use a "
+                             "UserConstraint for relations within one bar")
+        mats = {k: _matrix(getattr(self, k), where, k, b0 if k.endswith("0") else b1)
+                for k in _MATRICES}
         rows = {k: v.shape[0] for k, v in mats.items() if v is not None}
         if not rows:
-            raise ValueError("X0, X1, Y0 and Y1 are all empty: the constraint has no equations")
+            raise ValueError(f"{where}: X0, X1, Y0 and Y1 are all empty: the constraint has no "
+                             "equations")
         n_rows = max(rows.values())
         for key, r in rows.items():
             if r != n_rows:
-                raise ValueError(f"{key}: has {r} rows but another scaling matrix has {n_rows}; "
-                                 "all non-empty matrices need the same number of rows")
-        off = [0.0] * n_rows if offset is None else check_offset(offset, n_rows)
-        return cls(b0, b1, *(None if mats[k] is None else mats[k].tolist() for k in _MATRICES),
-                   off, check_flag(velocity_level, "velocity_level"),
-                   check_flag(active, "active"), name)
-
-    def with_offset(self, offset: Any) -> CoordinateConstraint:
-        """Return a copy with a new offset (validated)."""
-        c = self.copy()
-        c.offset = check_offset(offset, self.n_rows)
-        return c
+                raise ValueError(f"{where}.{key}: has {r} rows but another scaling matrix has "
+                                 f"{n_rows}; all non-empty matrices need the same number of rows")
+        off = ([0.0] * n_rows if self.offset is None
+               else check_offset(self.offset, n_rows, f"{where}.offset"))
+        return replace(self, offset=off,
+                       **{k: None if m is None else m.tolist() for k, m in mats.items()})
 
     def bars_used(self) -> tuple[int, ...]:
         """Return the indices of the bodies the constraint touches."""
@@ -181,7 +193,7 @@ class CoordinateConstraint(Constraint):
                         if coef != 0.0:
                             terms.append(mo.monomial((letter(3 * bar + j),) * power,
                                                      sign * coef))
-            out.append(Row(mo.add(*terms), f"{self.name} · row {r}", None, r,
+            out.append(Row(mo.add(*terms), f"{self.name}.row{r}", None, r,
                            self.velocity_level))
         return out
 
@@ -194,21 +206,3 @@ class CoordinateConstraint(Constraint):
                 "offset": list(self.offset), "active": self.active,
                 "bar0": self.bar0, "bar1": self.bar1, "X0": self.X0, "X1": self.X1,
                 "Y0": self.Y0, "Y1": self.Y1}
-
-    def to_dict(self) -> dict:
-        """Return the constraint as plain JSON-ready data (read back by :meth:`from_dict`)."""
-        return {"bar0": self.bar0, "bar1": self.bar1, "X0": self.X0, "X1": self.X1,
-                "Y0": self.Y0, "Y1": self.Y1, "offset": list(self.offset),
-                "velocity_level": self.velocity_level, "active": self.active, "name": self.name}
-
-    @classmethod
-    def from_dict(cls, d: Any, where: str, ctx: LoadContext) -> CoordinateConstraint:
-        """Build the constraint from :meth:`to_dict` data; ValueError naming ``where`` on errors."""
-        values = [field(d, key, where) for key in ("bar0", "bar1", *_MATRICES)]
-        offset = list_field(d, "offset", where)
-        flags = [field(d, key, where) for key in ("velocity_level", "active")]
-        name = check_name(field(d, "name", where), ctx.names, f"{where}.name")
-        try:  # the checks of the API, so that a file holds only what the API accepts
-            return cls.create(*values, offset, *flags, name, ctx.n_bars)
-        except (TypeError, ValueError) as exc:
-            raise ValueError(f"{where}: {exc}") from None

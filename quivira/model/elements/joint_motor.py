@@ -9,8 +9,8 @@ named parameters, ``model.parameter(name)``), the rheonomic row is
 Its Jacobian and :math:`\dot J\dot q` carry the :math:`\partial/\partial t` terms
 (:mod:`quivira.constraint_rows`): :math:`\ddot F = \ddot θ_b - \ddot θ_a - \ddot φ(t)`.
 The multiplier is the **motor torque** on body b (N·m; its opposite acts on body a). Named
-parameters in the law are runtime parameters: ``set_parameter`` re-simulates without
-compiling.
+parameters in the law are runtime parameters: ``model.set(name, value)`` re-simulates
+without compiling.
 """
 
 from __future__ import annotations
@@ -20,43 +20,42 @@ from typing import Any
 
 import heyoka as hy
 
-from ...expression_codec import encode_expression
-from ..validation import bar_index, check_name, field, optional_bar
-from .actuators import check_law, law_from_file
-from .base import Constraint, LoadContext, Row, RowContext, expression_text
+from . import fields
+from .actuators import WithLaws
+from .base import Constraint, Row, RowContext, expression_text
 from .body_points import TwoBodies, body_of
 
 
 @dataclass
-class JointMotor(TwoBodies, Constraint):
+class JointMotor(WithLaws, TwoBodies, Constraint):
     """θ_b − θ_a = law(t) for bodies ``body_a`` (None: ground) and ``body_b``."""
 
-    body_a: int | None
-    body_b: int
-    law: Any
-    name: str
+    body_a: int | None = fields.body("body a", "the first body (None: the ground)",
+                                     ground=True)
+    body_b: int = fields.body("body b", "the driven body")
+    law: Any = fields.law("angle law", "rad", "the relative angle θ_b − θ_a, a law of time "
+                          "and named parameters")
+    name: str | None = fields.name(default=None)
 
     kind = "motor"
     collection = "joint_motors"
     title = "joint motor"
+    prefix = "motor"
     named = True
     has_name = True
+    laws_of_state = False
 
-    @classmethod
-    def create(cls, body_a: Any, body_b: Any, law: Any, name: str, bars: list,
-               parameters: list[str]) -> JointMotor:
-        """Build a validated motor; the law may use ``hy.time`` and named parameters only."""
-        a = body_of(body_a, bars, f"{name}: body_a", rotating=True)
-        b = body_of(body_b, bars, f"{name}: body_b", rotating=True, ground=False)
-        if a == b:
-            raise ValueError(f"{name}: body_a and body_b are the same body ({b})")
-        return cls(a, b, check_law(law, 0, parameters, f"{name}: angle_law"), name)
-
+    def check(self, bodies: list, where: str) -> JointMotor:
+        """Return the motor between two different bodies that rotate (not particles)."""
+        body_of(self.body_a, bodies, f"{where}: body_a", rotating=True)
+        body_of(self.body_b, bodies, f"{where}: body_b", rotating=True)
+        if self.body_a == self.body_b:
+            raise ValueError(f"{where}: body_a and body_b are the same body ({self.body_b})")
+        return self
 
     def topology(self) -> tuple:
         """Return the joint motor's part of the topology key (connectivity, never values)."""
         return (self.name, self.body_a, self.body_b, str(self.law))
-
 
     def describe(self, position: int) -> str:
         """Return the joint motor's line in the model summary."""
@@ -72,24 +71,4 @@ class JointMotor(TwoBodies, Constraint):
         F = hy.expression(f"th{self.body_b}") - law
         if self.body_a is not None:
             F = F - hy.expression(f"th{self.body_a}")
-        return [Row(F, f"{self.name} · torque", self.body_b, "torque")]
-
-    def to_dict(self) -> dict:
-        """Return the joint motor as plain JSON-ready data (read back by :meth:`from_dict`)."""
-        return {"name": self.name, "body_a": self.body_a, "body_b": self.body_b,
-                "law": encode_expression(self.law), "law_text": str(self.law)}
-
-    @classmethod
-    def from_dict(cls, d: Any, where: str, ctx: LoadContext) -> JointMotor:
-        """Build the motor from :meth:`to_dict` data; ValueError naming ``where`` on errors."""
-        a = optional_bar(field(d, "body_a", where), ctx.n_bars, f"{where}.body_a")
-        b = bar_index(field(d, "body_b", where), ctx.n_bars, f"{where}.body_b")
-        if a == b:
-            raise ValueError(f"{where}: body_a and body_b are the same body ({b})")
-        law = law_from_file(field(d, "law", where), f"{where}.law", ctx, n_bars=0)
-        return cls(a, b, law, check_name(field(d, "name", where), ctx.names, f"{where}.name"))
-
-    def check_bodies(self, bars: list, where: str) -> None:
-        """After loading: both bodies rotate."""
-        body_of(self.body_a, bars, f"{where}.body_a", rotating=True)
-        body_of(self.body_b, bars, f"{where}.body_b", rotating=True)
+        return [Row(F, f"{self.name}.torque", self.body_b, "torque")]

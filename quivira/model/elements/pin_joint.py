@@ -9,6 +9,7 @@ with :math:`p_i(s) = (x_i, y_i) + sL_i(\cos θ_i, \sin θ_i)`. Their multipliers
 :math:`(\lambda_{k,x}, \lambda_{k,y})` are the force the joint exerts on bar :math:`b_k` at
 its joint point, and :math:`-\sum_k \lambda_k` the force on bar :math:`b_0` (global frame,
 newtons for SI data). Parameters: :math:`s_k L_{b_k}` per bar (``("joint", j, k, "sL")``).
+The rows are labelled with the joint's name and the bar: ``"joint2.bar3.x"``.
 
 A *centre pin* joins two bodies at both their centres (:math:`s = 0` on each, the pin at the
 centre of a scissor's X): its rows are :math:`x_1 - x_0 = 0`, :math:`y_1 - y_0 = 0` exactly, and
@@ -19,42 +20,59 @@ part of the topology, so moving the pin off the centres compiles the equations a
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
+from ..._repr import short_repr
 from .. import monomials as mo
-from ..validation import bar_index, check_s, index_list, list_field
-from .base import Constraint, LoadContext, Row, RowContext, shift_bar
+from ..validation import bar_index, check_s
+from . import fields
+from .base import Constraint, Row, RowContext, shift_bar
+
+
+def _as_list(value: Any, what: str) -> list:
+    """Return ``value`` as a list (a list, tuple or array; TypeError naming ``what``)."""
+    if isinstance(value, (str, bytes, dict, set, frozenset)) or not hasattr(value, "__iter__"):
+        raise TypeError(f"{what} must be a list, got {short_repr(value)}")
+    return list(value)
 
 
 @dataclass
 class PinJoint(Constraint):
-    """A pin joint making the points ``s[k]`` of the bars ``bars[k]`` coincide."""
+    """A pin joint making the points ``s[k]`` of the bars ``bars[k]`` coincide.
 
-    bars: list[int]
-    s: list[float]
+    ``bars`` are two or more distinct bodies (topology: remove the joint and add another to
+    change them); ``s`` the local coordinate of the joint point on each, runtime parameters
+    (an edit re-simulates without compiling, except that moving a centre pin off the
+    centres, or onto them, compiles again).
+    """
+
+    bars: list[int] = fields.data("bars", "the joined bodies, two or more")
+    s: list[float] = fields.data("s", "the joint point on each body, a local coordinate in "
+                                 "[-1/2, 1/2]", topology=False, editable=True)
+    name: str | None = fields.name(default=None)
 
     kind = "joint"
     collection = "joints"
     title = "joint"
+    prefix = "joint"
+    has_name = True
+    named_since = 3
 
-    @classmethod
-    def create(cls, bar_index_list: Any, s: Any, n_bars: int, position: int) -> PinJoint:
-        """Build a validated joint (``bar_index_list``, ``s`` as given to ``add_joint``)."""
-        where = f"joint {position}"
-        try:
-            bars, ss = list(bar_index_list), list(s)
-        except TypeError:
-            raise TypeError(f"{where}: bar_index and s must be lists") from None
+    def check(self, bodies: list, where: str) -> PinJoint:
+        """Return the joint with its bars and points checked against each other."""
+        bars = _as_list(self.bars, f"{where}.bars")
+        ss = _as_list(self.s, f"{where}.s")
         if len(bars) < 2:
-            raise ValueError(f"{where}: a joint needs at least two bars, got {len(bars)}")
+            raise ValueError(f"{where}.bars: a joint needs at least two bars, got {len(bars)}")
         if len(ss) != len(bars):
-            raise ValueError(f"{where}: {len(bars)} bars but {len(ss)} values of s; give one "
+            raise ValueError(f"{where}.s: {len(bars)} bars but {len(ss)} values of s; give one "
                              "s per bar")
-        idx = [bar_index(b, n_bars, f"{where}: bar_index[{k}]") for k, b in enumerate(bars)]
+        idx = [bar_index(b, len(bodies), f"{where}.bars[{k}]") for k, b in enumerate(bars)]
         if len(set(idx)) != len(idx):
-            raise ValueError(f"{where}: the same bar appears twice in {idx}")
-        return cls(idx, [check_s(v, f"{where}: s[{k}]") for k, v in enumerate(ss)])
+            raise ValueError(f"{where}.bars: the same bar appears twice in {idx}")
+        return replace(self, bars=idx,
+                       s=[check_s(v, f"{where}.s[{k}]") for k, v in enumerate(ss)])
 
     @property
     def centre_pin(self) -> bool:
@@ -85,21 +103,23 @@ class PinJoint(Constraint):
     def topology(self) -> tuple:
         """Return the joint's part of the topology key (connectivity, never values).
 
-        A centre pin is marked: its rows and equations are written for :math:`s = 0`.
+        The name (it labels the rows); a centre pin is marked: its rows and equations are
+        written for :math:`s = 0`.
         """
-        return (*self.bars, "centre") if self.centre_pin else tuple(self.bars)
+        return (self.name, *self.bars, "centre") if self.centre_pin else (self.name, *self.bars)
 
     def reindexed(self, removed_bar: int) -> PinJoint | None:
         """Return the joint after bar ``removed_bar`` is deleted (None if it used it)."""
         keep = [(b, s) for b, s in zip(self.bars, self.s) if b != removed_bar]
         if len(keep) < 2:
             return None
-        return PinJoint([shift_bar(b, removed_bar) for b, _ in keep], [s for _, s in keep])
+        return replace(self, bars=[shift_bar(b, removed_bar) for b, _ in keep],
+                       s=[s for _, s in keep])
 
     def describe(self, position: int) -> str:
         """Return the joint's line in the model summary."""
         pts = ", ".join(f"bar {b} at s = {s:g}" for b, s in zip(self.bars, self.s))
-        return f"joint {position}: {pts}"
+        return f"{self.name}: {pts}"
 
     def rows(self, ctx: RowContext) -> list[Row]:
         r"""Return the rows :math:`p_k - p_0 = 0` (x, y) for every bar ``k`` after the first.
@@ -115,7 +135,7 @@ class PinJoint(Constraint):
             for axis, name in ((0, "x"), (1, "y")):
                 F = mo.add(ctx.point(bk, None if centre else ctx.par(k, "sL"), axis),
                            ctx.point(b0, None if centre else ctx.par(0, "sL"), axis, -1.0))
-                out.append(Row(F, f"joint {ctx.position} · bar {bk} · {name}", bk, name))
+                out.append(Row(F, f"{self.name}.bar{bk}.{name}", bk, name))
         return out
 
     def reaction_terms(self, position: int, rows: list[tuple[int, Row]]) -> list:
@@ -128,53 +148,39 @@ class PinJoint(Constraint):
             out.append((("joint", position, b0), col, axis, -1.0))
         return out
 
-    def to_dict(self) -> dict:
-        """Return the joint as plain JSON-ready data (read back by :meth:`from_dict`)."""
-        return {"bars": list(self.bars), "s": list(self.s)}
 
-    @classmethod
-    def from_dict(cls, d: Any, where: str, ctx: LoadContext) -> PinJoint:
-        """Build the joint from :meth:`to_dict` data; ValueError naming ``where`` on errors."""
-        bars = list_field(d, "bars", where)
-        ss = list_field(d, "s", where)
-        if len(bars) < 2 or len(ss) != len(bars):
-            raise ValueError(f"{where}: needs at least two bars and one s per bar")
-        idx = index_list(bars, ctx.n_bars, f"{where}.bars")
-        if len(set(idx)) != len(idx):
-            raise ValueError(f"{where}: the same bar appears twice in {idx}")
-        return cls(idx, [check_s(s, f"{where}.s[{k}]") for k, s in enumerate(ss)])
+def inferred_joints(data: Any, eps: float) -> list[tuple[list[int], list[float]]]:
+    """Return the bars and points ``(bars, s)`` of every joint after joints are inferred.
 
-
-def infer_joints(data, eps: float) -> None:
-    """Add joints to ``data`` where bars meet in their initial poses (in place, on a draft).
-
-    Intersections anywhere along the bars count; bars meeting at one point (within ``eps``)
-    form one joint; a point already joined gets only the missing bars added (no duplicate
-    joints).
+    The model's joints first, in order, each with the bars that meet at its point added;
+    then one new joint per point where bars meet in their initial poses (within ``eps``),
+    not joined yet. Intersections anywhere along the bars count; bars meeting at one point
+    form one joint (no duplicate joints). ``data`` is the model's data; it is not changed.
     """
     import numpy as np
 
     from ..geometry import first_within, intersections
 
-    joints = data.of(PinJoint)
+    joints = [(list(jt.bars), list(jt.s)) for jt in data.of(PinJoint)]
     meets = intersections(data.bars, eps)
     # where each joint is (its first bar's point), one row per joint, in the joints' order
     where = np.empty((len(joints) + len(meets), 2))
-    for k, jt in enumerate(joints):
-        where[k] = data.bars[jt.bars[0]].point(jt.s[0])
+    for k, (bars, ss) in enumerate(joints):
+        where[k] = data.bars[bars[0]].point(ss[0])
     for P, inc in meets:
         scale = max(1.0, float(np.max(np.abs(P))))
         k = first_within(where[:len(joints)], P, 10 * eps * scale)
-        existing = None if k is None else joints[k]
         inc = [(b, _snap_s(s)) for b, s in inc]
-        if existing is None:
+        if k is None:
             where[len(joints)] = data.bars[inc[0][0]].point(inc[0][1])
-            joints.append(PinJoint([b for b, _ in inc], [s for _, s in inc]))
-        else:
-            for b, s in inc:
-                if b not in existing.bars:
-                    existing.bars.append(b)
-                    existing.s.append(s)
+            joints.append(([b for b, _ in inc], [s for _, s in inc]))
+            continue
+        bars, ss = joints[k]
+        for b, s in inc:
+            if b not in bars:
+                bars.append(b)
+                ss.append(s)
+    return joints
 
 
 def _snap_s(s: float, eps: float = 1e-12) -> float:

@@ -13,36 +13,31 @@ Parameters: ``sL``, ``fx``, ``fy``, ``torque`` (N, N, N·m for SI data).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from .. import monomials as mo
-from ..validation import bar_index, check_real, check_s, field
-from .base import Load, LoadContext, OnOneBar, RowContext
+from . import fields
+from .base import Load, OnOneBar, RowContext
 
 
 @dataclass
 class PointLoad(OnOneBar, Load):
     """A constant point force ``(fx, fy)`` at ``s`` on a bar, plus a torque (counter-clockwise)."""
 
-    bar: int
-    s: float
-    fx: float
-    fy: float
-    torque: float = 0.0
+    bar: int = fields.body("bar", "the loaded bar")
+    s: float = fields.local("s", "the point of application")
+    fx: float = fields.number("fx", "N", "the force along the ground's x axis")
+    fy: float = fields.number("fy", "N", "the force along the ground's y axis")
+    torque: float = fields.number("torque", "N m", "a torque on the bar, counter-clockwise "
+                                  "positive", default=0.0)
+    name: str | None = fields.name(default=None)
 
     kind = "force"
     collection = "forces"
     title = "force"
+    prefix = "force"
+    has_name = True
+    named_since = 3
     inputs = ("fx", "fy", "torque")
-
-    @classmethod
-    def create(cls, bar: Any, s: Any, fx: Any, fy: Any, torque: Any, n_bars: int,
-               position: int) -> PointLoad:
-        """Build a validated load (arguments as ``add_external_force``)."""
-        where = f"force {position}"
-        return cls(bar_index(bar, n_bars, f"{where}: bar_index"), check_s(s, f"{where}: s"),
-                   check_real(fx, f"{where}: fx"), check_real(fy, f"{where}: fy"),
-                   check_real(torque, f"{where}: torque"))
 
     def parameters(self, bars: list) -> list[tuple[tuple, float]]:
         """Return the load's runtime parameters ``[(name, value), ...]``."""
@@ -55,13 +50,16 @@ class PointLoad(OnOneBar, Load):
                 ("fx",): [(f"F_{{x{position}}}", 1)], ("fy",): [(f"F_{{y{position}}}", 1)],
                 ("torque",): [(f"tau_{position}", 1)]}
 
-    def topology(self) -> int:
-        """Return the load's part of the topology key (connectivity, never values)."""
-        return self.bar
+    def topology(self) -> tuple:
+        """Return the load's part of the topology key (connectivity and name, never values).
+
+        The name labels the load's power and inputs in the compiled code.
+        """
+        return (self.name, self.bar)
 
     def describe(self, position: int) -> str:
         """Return the load's line in the model summary."""
-        return (f"force {position}: bar {self.bar} at s = {self.s:g}, (fx, fy) = "
+        return (f"{self.name}: force on bar {self.bar} at s = {self.s:g}, (fx, fy) = "
                 f"({self.fx:g}, {self.fy:g}), torque {self.torque:g}")
 
     def generalized_forces(self, ctx: RowContext) -> list[tuple[int, mo.Poly]]:
@@ -83,17 +81,3 @@ class PointLoad(OnOneBar, Load):
         return mo.add(mo.mul(ctx.point(i, sl, 0, -1.0), mo.constant(1.0, fx)),
                       mo.mul(ctx.point(i, sl, 1, -1.0), mo.constant(1.0, fy)),
                       mo.monomial((ctx.q(3 * i + 2),), -1.0, tau))
-
-    def to_dict(self) -> dict:
-        """Return the load as plain JSON-ready data (read back by :meth:`from_dict`)."""
-        return {"bar": self.bar, "s": self.s, "fx": self.fx, "fy": self.fy,
-                "torque": self.torque}
-
-    @classmethod
-    def from_dict(cls, d: Any, where: str, ctx: LoadContext) -> PointLoad:
-        """Build the load from :meth:`to_dict` data; ValueError naming ``where`` on errors."""
-        return cls(bar_index(field(d, "bar", where), ctx.n_bars, f"{where}.bar"),
-                   check_s(field(d, "s", where), f"{where}.s"),
-                   check_real(field(d, "fx", where), f"{where}.fx"),
-                   check_real(field(d, "fy", where), f"{where}.fy"),
-                   check_real(field(d, "torque", where), f"{where}.torque"))

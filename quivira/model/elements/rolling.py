@@ -32,21 +32,13 @@ outside, toward it when inside) and the **friction force** on disc b along
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from .. import monomials as mo
-from ..validation import (
-    bar_index,
-    check_flag,
-    check_name,
-    check_point,
-    check_positive,
-    check_real,
-    field,
-    optional_bar,
-)
-from .base import Constraint, LoadContext, Row, RowContext
+from ..validation import check_positive
+from . import fields
+from .base import Constraint, Row, RowContext
 from .body_points import (
     TwoBodies,
     body_of,
@@ -74,46 +66,62 @@ def _current_radius(bars: list, body: int | None, radius: float | None) -> float
     return radius if radius is not None else bars[body].radius
 
 
+#: the doc of a point reference field
+_REF = ("a point reference on the body: s along its axis, (u, v) in m in the body frame, or "
+        "the name of an attachment point")
+
+
 @dataclass
 class RollingOnLine(Constraint):
     """A disc rolling without slipping on a ground line.
 
     Disc ``body`` (centre at its point ``centre``, radius ``radius`` or its disc shape's)
-    rolls on the ground line through ``point`` at ``angle``.
+    rolls on the ground line through ``point`` at ``angle``; ``point`` None puts the line
+    tangent to the disc in its initial pose.
     """
 
-    body: int
-    centre: Any
-    radius: float | None
-    point: tuple[float, float]
-    angle: float
-    name: str
+    body: int = fields.body("disc", "the rolling disc (a rigid body or a bar)")
+    angle: float = fields.number("angle", "rad", "direction of the ground line from +x, the "
+                                 "disc on its left (the reactions' directions: an edit "
+                                 "recompiles)", topology=True, default=0.0)
+    point: tuple[float, float] | None = fields.point(
+        "line point", "m", "a point of the ground line (None: the line touching the disc in "
+        "its initial pose)", optional=True, default=None)
+    radius: float | None = fields.number("radius", "m", "the rolling radius (None: the "
+                                         "radius of the body's disc shape)", positive=True,
+                                         optional=True, differentiable=False, default=None)
+    centre: Any = fields.data("centre", f"the disc's centre, {_REF}", topology=False,
+                              editable=True, default=(0.0, 0.0))
+    name: str | None = fields.name(default=None)
 
     kind = "rolling"
     collection = "rolling_contacts"
     title = "rolling contact"
+    prefix = "rolling"
     named = True
     has_name = True
 
-    @classmethod
-    def create(cls, body: Any, angle: Any, point: Any, radius: Any, centre: Any, name: str,
-               bars: list) -> RollingOnLine:
-        """Build a validated contact.
+    def check(self, bodies: list, where: str) -> RollingOnLine:
+        """Return the contact checked against the bodies, ``point`` None set from the pose.
 
-        ``point`` None puts the line tangent to the disc in its initial pose.
+        The body rotates (not a particle), its centre point exists, its radius is given or
+        it is a disc.
         """
-        i = body_of(body, bars, f"{name}: body", rotating=True, ground=False)
-        R = _radius(bars, i, radius, f"{name}: radius")
-        c = check_ref(centre, f"{name}: centre")
-        uv = resolve(bars, i, c, f"{name}: centre")
-        al = check_real(angle, f"{name}: angle")
-        if bars[i].pose is None:
-            raise ValueError(f"{name}: body {i} has no initial pose yet; set it first")
+        i = body_of(self.body, bodies, f"{where}: body", rotating=True, ground=False)
+        c = check_ref(self.centre, f"{where}: centre")
+        uv = resolve(bodies, i, c, f"{where}: centre")
+        if self.radius is None:
+            _radius(bodies, i, None, f"{where}: radius")
+        point = self.point
         if point is None:
-            cx, cy = world(bars, i, uv)
-            r = _current_radius(bars, i, R)
-            point = (cx + r * math.sin(al), cy - r * math.cos(al))
-        return cls(i, c, R, check_point(point, f"{name}: point"), al, name)
+            if bodies[i].pose is None:
+                raise ValueError(f"{where}: point: body {i} has no initial pose yet; set it "
+                                 "first (the line touches the disc in its initial pose) or "
+                                 "give the point")
+            cx, cy = world(bodies, i, uv)
+            r = _current_radius(bodies, i, self.radius)
+            point = (cx + r * math.sin(self.angle), cy - r * math.cos(self.angle))
+        return replace(self, centre=c, point=point)
 
     def bars_used(self) -> tuple[int, ...]:
         """Return the indices of the bodies the rolling contact touches."""
@@ -159,9 +167,9 @@ class RollingOnLine(Constraint):
     def describe(self, position: int) -> str:
         """Return the rolling contact's line in the model summary."""
         r = "its disc radius" if self.radius is None else f"radius {self.radius:g}"
-        return (f"constraint {self.name!r}: {ref_text(self.body, self.centre)} ({r}) rolls on "
-                f"the ground line through ({self.point[0]:.4g}, {self.point[1]:.4g}) at "
-                f"{self.angle:.4g} rad")
+        return (f"{self.name}: {ref_text(self.body, self.centre)} ({r}) rolls on the ground "
+                f"line through ({self.point[0]:.4g}, {self.point[1]:.4g}) at {self.angle:.4g} "
+                "rad")
 
     def rows(self, ctx: RowContext) -> list[Row]:
         r"""Return the normal and the rolling row of the disc centre :math:`c`.
@@ -178,8 +186,8 @@ class RollingOnLine(Constraint):
                       mo.mul(cy, mo.constant(1.0, ctx.par("ty"))),
                       mo.monomial((ctx.q(3 * i + 2),), 1.0, ctx.par("R")),
                       mo.constant(-1.0, ctx.par("k")))
-        return [Row(normal, f"{self.name} · normal", i, "normal"),
-                Row(roll, f"{self.name} · friction", i, "friction")]
+        return [Row(normal, f"{self.name}.normal", i, "normal"),
+                Row(roll, f"{self.name}.friction", i, "friction")]
 
     def reaction_terms(self, position: int, rows: list[tuple[int, Row]]) -> list:
         """Return how the rolling contact's multipliers act as forces on the bars."""
@@ -191,77 +199,71 @@ class RollingOnLine(Constraint):
                     ((self.kind, position, self.body), col, 1, dy)]
         return out
 
-    def to_dict(self) -> dict:
-        """Return the rolling contact as plain JSON-ready data (read back by :meth:`from_dict`)."""
-        return {"name": self.name, "body": self.body, "centre": self.centre,
-                "radius": self.radius, "point": list(self.point), "angle": self.angle}
-
-    @classmethod
-    def from_dict(cls, d: Any, where: str, ctx: LoadContext) -> RollingOnLine:
-        """Build the contact from :meth:`to_dict` data; ValueError naming ``where`` on errors."""
-        radius = field(d, "radius", where)
-        return cls(bar_index(field(d, "body", where), ctx.n_bars, f"{where}.body"),
-                   check_ref(field(d, "centre", where), f"{where}.centre"),
-                   None if radius is None else check_positive(radius, f"{where}.radius"),
-                   check_point(field(d, "point", where), f"{where}.point"),
-                   check_real(field(d, "angle", where), f"{where}.angle"),
-                   check_name(field(d, "name", where), ctx.names, f"{where}.name"))
-
-    def check_bodies(self, bars: list, where: str) -> None:
-        """After loading: a rotating body, a known centre point, a radius."""
-        body_of(self.body, bars, f"{where}.body", rotating=True)
-        resolve(bars, self.body, self.centre, f"{where}.centre")
-        if self.radius is None:
-            _radius(bars, self.body, None, f"{where}.radius")
-
 
 @dataclass
 class RollingOnDisc(TwoBodies, Constraint):
     """Disc ``body_b`` rolling without slipping on disc ``body_a``.
 
-    ``body_a`` None: a fixed ground circle centred at ``centre_a``; outside it or, with
-    ``inside``, inside it.
+    ``body_a`` None: a fixed ground circle centred at ``centre_a`` (give ``radius_a`` and
+    ``centre_a``); outside it or, with ``inside``, inside it.
     """
 
-    body_a: int | None
-    centre_a: Any
-    radius_a: float | None
-    body_b: int
-    centre_b: Any
-    radius_b: float | None
-    inside: bool
-    name: str
+    body_a: int | None = fields.body("disc a", "the disc rolled on (None: a fixed ground "
+                                     "circle)", ground=True)
+    body_b: int = fields.body("disc b", "the rolling disc")
+    radius_a: float | None = fields.number("radius a", "m", "radius of disc a (None: its "
+                                           "disc shape's)", positive=True, optional=True,
+                                           differentiable=False, default=None)
+    radius_b: float | None = fields.number("radius b", "m", "radius of disc b (None: its "
+                                           "disc shape's)", positive=True, optional=True,
+                                           differentiable=False, default=None)
+    inside: bool = fields.flag("inside", "disc b rolls inside disc a (a ring)", topology=True,
+                               default=False)
+    centre_a: Any = fields.data("centre a", f"the centre of disc a, {_REF} (the ground "
+                                "circle's: its centre (x, y) in m; None: the mass centre)",
+                                topology=False, editable=True, default=None)
+    centre_b: Any = fields.data("centre b", f"the centre of disc b, {_REF} (None: the mass "
+                                "centre)", topology=False, editable=True, default=None)
+    name: str | None = fields.name(default=None)
 
     kind = "disc_rolling"
     collection = "disc_rolling_contacts"
     title = "disc rolling contact"
+    prefix = "disc"
     named = True
     has_name = True
 
-    @classmethod
-    def create(cls, body_a: Any, body_b: Any, radius_a: Any, radius_b: Any, inside: Any,
-               centre_a: Any, centre_b: Any, name: str, bars: list) -> RollingOnDisc:
-        """Build a validated contact (see :meth:`bar_joint_model.add_rolling_on_disc`)."""
-        a = body_of(body_a, bars, f"{name}: body_a", rotating=True)
-        b = body_of(body_b, bars, f"{name}: body_b", rotating=True, ground=False)
-        if a == b:
-            raise ValueError(f"{name}: body_a and body_b are the same body ({b})")
-        ins = check_flag(inside, f"{name}: inside")
-        if a is None:
-            if radius_a is None:
-                raise ValueError(f"{name}: give radius_a, the radius of the ground circle (m)")
-            if centre_a is None:
-                raise ValueError(f"{name}: give centre_a, the ground circle's centre (x, y)")
-            Ra = check_positive(radius_a, f"{name}: radius_a")
-        else:
-            Ra = _radius(bars, a, radius_a, f"{name}: radius_a")
-        Rb = _radius(bars, b, radius_b, f"{name}: radius_b")
-        ca = check_ref((0.0, 0.0) if centre_a is None else centre_a, f"{name}: centre_a")
-        cb = check_ref((0.0, 0.0) if centre_b is None else centre_b, f"{name}: centre_b")
-        el = cls(a, ca, Ra, b, cb, Rb, ins, name)
-        el.check_bodies(bars, name)
-        return el
+    def check(self, bodies: list, where: str) -> RollingOnDisc:
+        """Return the contact checked against the bodies, centres None set to ``(0, 0)``.
 
+        Two different rotating bodies (or the ground and one), known centres, radii given
+        or disc shapes, a ground circle with its radius and centre, and disc b smaller than
+        the ring it rolls inside.
+        """
+        a = body_of(self.body_a, bodies, f"{where}: body_a", rotating=True)
+        b = body_of(self.body_b, bodies, f"{where}: body_b", rotating=True, ground=False)
+        if a == b:
+            raise ValueError(f"{where}: body_a and body_b are the same body ({b})")
+        if a is None:
+            if self.radius_a is None:
+                raise ValueError(f"{where}: give radius_a, the radius of the ground circle (m)")
+            if self.centre_a is None:
+                raise ValueError(f"{where}: give centre_a, the ground circle's centre (x, y)")
+        else:
+            _radius(bodies, a, self.radius_a, f"{where}: radius_a")
+        _radius(bodies, b, self.radius_b, f"{where}: radius_b")
+        ca = check_ref((0.0, 0.0) if self.centre_a is None else self.centre_a,
+                       f"{where}: centre_a")
+        cb = check_ref((0.0, 0.0) if self.centre_b is None else self.centre_b,
+                       f"{where}: centre_b")
+        resolve(bodies, a, ca, f"{where}: centre_a")
+        resolve(bodies, b, cb, f"{where}: centre_b")
+        el = replace(self, centre_a=ca, centre_b=cb)
+        Ra, Rb = el.radii(bodies)
+        if self.inside and Ra <= Rb:
+            raise ValueError(f"{where}: disc b (radius {Rb:g}) must be smaller than the ring "
+                             f"it rolls inside (radius {Ra:g})")
+        return el
 
     def radii(self, bars: list) -> tuple[float, float]:
         """Return the current radii ``(R_a, R_b)`` (m)."""
@@ -295,14 +297,12 @@ class RollingOnDisc(TwoBodies, Constraint):
         """Return the rolling contact's part of the topology key (connectivity, never values)."""
         return (self.name, self.body_a, self.body_b, self.inside)
 
-
     def describe(self, position: int) -> str:
         """Return the rolling contact's line in the model summary."""
         where = "inside" if self.inside else "on"
         a = (f"the ground circle at ({self.centre_a[0]:.4g}, {self.centre_a[1]:.4g})"
              if self.body_a is None else f"disc {ref_text(self.body_a, self.centre_a)}")
-        return (f"constraint {self.name!r}: disc {ref_text(self.body_b, self.centre_b)} rolls "
-                f"{where} {a}")
+        return f"{self.name}: disc {ref_text(self.body_b, self.centre_b)} rolls {where} {a}"
 
     def rows(self, ctx: RowContext) -> list[Row]:
         r"""Return the normal row and the rolling (velocity) row of the two discs.
@@ -326,46 +326,9 @@ class RollingOnDisc(TwoBodies, Constraint):
         if a is not None:
             terms.append(mo.monomial((ctx.v(3 * a + 2),), -1.0, ctx.par("Ra")))
         roll = mo.add(*terms)
-        return [Row(normal, f"{self.name} · normal", b, "normal"),
-                Row(roll, f"{self.name} · friction", b, "friction", velocity=True)]
+        return [Row(normal, f"{self.name}.normal", b, "normal"),
+                Row(roll, f"{self.name}.friction", b, "friction", velocity=True)]
 
     def group(self) -> dict:
         """Return the rolling contact's data recorded on trajectories (named constraints)."""
         return {"velocity_level": False}
-
-    def to_dict(self) -> dict:
-        """Return the rolling contact as plain JSON-ready data (read back by :meth:`from_dict`)."""
-        return {"name": self.name, "body_a": self.body_a, "centre_a": self.centre_a,
-                "radius_a": self.radius_a, "body_b": self.body_b, "centre_b": self.centre_b,
-                "radius_b": self.radius_b, "inside": self.inside}
-
-    @classmethod
-    def from_dict(cls, d: Any, where: str, ctx: LoadContext) -> RollingOnDisc:
-        """Build the contact from :meth:`to_dict` data; ValueError naming ``where`` on errors."""
-        a = optional_bar(field(d, "body_a", where), ctx.n_bars, f"{where}.body_a")
-        b = bar_index(field(d, "body_b", where), ctx.n_bars, f"{where}.body_b")
-        if a == b:
-            raise ValueError(f"{where}: body_a and body_b are the same body ({b})")
-        ra, rb = field(d, "radius_a", where), field(d, "radius_b", where)
-        return cls(a, check_ref(field(d, "centre_a", where), f"{where}.centre_a"),
-                   None if ra is None else check_positive(ra, f"{where}.radius_a"), b,
-                   check_ref(field(d, "centre_b", where), f"{where}.centre_b"),
-                   None if rb is None else check_positive(rb, f"{where}.radius_b"),
-                   check_flag(field(d, "inside", where), f"{where}.inside"),
-                   check_name(field(d, "name", where), ctx.names, f"{where}.name"))
-
-    def check_bodies(self, bars: list, where: str) -> None:
-        """Rotating bodies, known centres, radii, and a positive centre distance."""
-        for i, r, nm in ((self.body_a, self.radius_a, "a"), (self.body_b, self.radius_b, "b")):
-            body_of(i, bars, f"{where}: body_{nm}", rotating=True)
-            if i is not None and r is None:
-                _radius(bars, i, None, f"{where}: radius_{nm}")
-        if self.body_a is None and (self.radius_a is None or isinstance(self.centre_a, str)
-                                    or not isinstance(self.centre_a, list)):
-            raise ValueError(f"{where}: a ground circle needs radius_a and centre_a (x, y)")
-        resolve(bars, self.body_a, self.centre_a, f"{where}: centre_a")
-        resolve(bars, self.body_b, self.centre_b, f"{where}: centre_b")
-        Ra, Rb = self.radii(bars)
-        if self.inside and Ra <= Rb:
-            raise ValueError(f"{where}: disc b (radius {Rb:g}) must be smaller than the ring "
-                             f"it rolls inside (radius {Ra:g})")

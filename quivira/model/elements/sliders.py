@@ -21,12 +21,11 @@ With :math:`n_a = (-\sin θ_a, \cos θ_a)` the normal of bar a and :math:`c_a` i
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
 
 from .. import monomials as mo
-from ..validation import bar_index, check_name, check_point, check_real, check_s, field
-from .base import Constraint, LoadContext, OnOneBar, Row, RowContext, shift_bar
+from . import fields
+from .base import Constraint, OnOneBar, Row, RowContext, shift_bar
 
 
 def _slot_row(ctx: RowContext, a: int, b: int, sl_b: int, offset: int) -> mo.Poly:
@@ -40,35 +39,30 @@ def _slot_row(ctx: RowContext, a: int, b: int, sl_b: int, offset: int) -> mo.Pol
     return mo.add(*terms)
 
 
-def _check_pair(bar_a: Any, bar_b: Any, s_b: Any, offset: Any, n_bars: int, where: str):
-    a = bar_index(bar_a, n_bars, f"{where}: bar_a")
-    b = bar_index(bar_b, n_bars, f"{where}: bar_b")
-    if a == b:
-        raise ValueError(f"{where}: bar_a and bar_b are the same bar ({a})")
-    return a, b, check_s(s_b, f"{where}: s_b"), check_real(offset, f"{where}: offset")
-
-
 @dataclass
 class PinInSlot(Constraint):
     """The point ``s_b`` of ``bar_b`` slides in the slot along ``bar_a`` (rotation free)."""
 
-    bar_a: int
-    bar_b: int
-    s_b: float
-    offset: float
-    name: str
+    bar_a: int = fields.body("slot bar", "the bar with the slot (its axis is the line)")
+    bar_b: int = fields.body("pin bar", "the bar with the pin")
+    s_b: float = fields.local("s_b", "the pin's point on the pin bar")
+    offset: float = fields.number("offset", "m", "distance of the slot line from the axis "
+                                  "of the slot bar, along its normal", default=0.0)
+    name: str | None = fields.name(default=None)
 
     kind = "slot"
     collection = "slots"
     title = "pin-in-slot"
+    prefix = "slot"
     named = True
     has_name = True
 
-    @classmethod
-    def create(cls, bar_a: Any, bar_b: Any, s_b: Any, offset: Any, name: str,
-               n_bars: int) -> PinInSlot:
-        """Build a validated pin-in-slot joint (arguments as ``add_pin_in_slot``)."""
-        return cls(*_check_pair(bar_a, bar_b, s_b, offset, n_bars, name), name)
+    def check(self, bodies: list, where: str) -> PinInSlot:
+        """Return the joint checked across fields: two different bars."""
+        if self.bar_a == self.bar_b:
+            raise ValueError(f"{where}: bar_a and bar_b are the same bar ({self.bar_a}); "
+                             "a slot joins two bars")
+        return self
 
     def bars_used(self) -> tuple[int, ...]:
         """Return the indices of the bodies the pin-in-slot joint touches."""
@@ -97,13 +91,13 @@ class PinInSlot(Constraint):
 
     def describe(self, position: int) -> str:
         """Return the pin-in-slot joint's line in the model summary."""
-        return (f"constraint {self.name!r}: pin of bar {self.bar_b} at s = {self.s_b:g} in the "
-                f"slot of bar {self.bar_a} (offset {self.offset:g})")
+        return (f"{self.name}: pin of bar {self.bar_b} at s = {self.s_b:g} in the slot of bar "
+                f"{self.bar_a} (offset {self.offset:g})")
 
     def rows(self, ctx: RowContext) -> list[Row]:
         r"""Return the row :math:`n_a \cdot (p_b - c_a) - e = 0`: the pin stays on the slot line."""
         F = _slot_row(ctx, self.bar_a, self.bar_b, ctx.par("sL"), ctx.par("offset"))
-        return [Row(F, f"{self.name} · normal", self.bar_b, "n")]
+        return [Row(F, f"{self.name}.normal", self.bar_b, "n")]
 
     def reaction_terms(self, position: int, rows: list[tuple[int, Row]]) -> list:
         """Return how the pin-in-slot joint's multipliers act as forces on the bars."""
@@ -115,41 +109,36 @@ class PinInSlot(Constraint):
         """Return the pin-in-slot joint's data recorded on trajectories (named constraints)."""
         return {"velocity_level": False}
 
-    def to_dict(self) -> dict:
-        """Return the joint as plain JSON-ready data (read back by :meth:`from_dict`)."""
-        return {"name": self.name, "bar_a": self.bar_a, "bar_b": self.bar_b, "s_b": self.s_b,
-                "offset": self.offset}
-
-    @classmethod
-    def from_dict(cls, d: Any, where: str, ctx: LoadContext) -> PinInSlot:
-        """Build the joint from :meth:`to_dict` data; ValueError naming ``where`` on errors."""
-        name = check_name(field(d, "name", where), ctx.names, f"{where}.name")
-        return cls(*_check_pair(field(d, "bar_a", where), field(d, "bar_b", where),
-                                field(d, "s_b", where), field(d, "offset", where), ctx.n_bars,
-                                where), name)
-
 
 @dataclass
 class PrismaticJoint(PinInSlot):
-    """Bar ``bar_b`` slides along ``bar_a`` with the relative rotation locked at ``phi0``."""
+    """Bar ``bar_b`` slides along ``bar_a`` with the relative rotation locked at ``phi0``.
 
-    phi0: float = 0.0
+    ``phi0`` None is the bars' initial relative angle.
+    """
+
+    s_b: float = fields.local("s_b", "the point of the sliding bar on the guide line",
+                              default=0.0)
+    phi0: float | None = fields.number("locked angle", "rad", "the relative angle θ_b − θ_a "
+                                       "held by the joint (None: the initial one)",
+                                       optional=True, default=None)
 
     kind = "prismatic"
     collection = "prismatic_joints"
     title = "prismatic joint"
+    prefix = "prismatic"
 
-    @classmethod
-    def create(cls, bar_a: Any, bar_b: Any, s_b: Any, offset: Any, name: str, bars: list,
-               phi0: Any = None) -> PrismaticJoint:
-        """Build a validated prismatic joint; ``phi0`` None is the initial relative angle."""
-        a, b, s, e = _check_pair(bar_a, bar_b, s_b, offset, len(bars), name)
-        if phi0 is None:
-            if bars[a].pose is None or bars[b].pose is None:
-                raise ValueError(f"{name}: the bars have no initial pose yet; set the poses "
-                                 "first (the locked angle defaults to the initial one)")
-            phi0 = bars[b].pose[2] - bars[a].pose[2]
-        return cls(a, b, s, e, name, check_real(phi0, f"{name}: phi0"))
+    def check(self, bodies: list, where: str) -> PrismaticJoint:
+        """Return the joint checked across fields, ``phi0`` None set from the initial poses."""
+        super().check(bodies, where)
+        if self.phi0 is not None:
+            return self
+        a, b = bodies[self.bar_a], bodies[self.bar_b]
+        if a.pose is None or b.pose is None:
+            raise ValueError(f"{where}: phi0: bars {self.bar_a} and {self.bar_b} need initial "
+                             "poses (the locked angle defaults to the initial one); set the "
+                             "poses first or give phi0")
+        return replace(self, phi0=b.pose[2] - a.pose[2])
 
     def parameters(self, bars: list) -> list[tuple[tuple, float]]:
         """Return the prismatic joint's runtime parameters ``[(name, value), ...]``."""
@@ -162,60 +151,51 @@ class PrismaticJoint(PinInSlot):
 
     def describe(self, position: int) -> str:
         """Return the prismatic joint's line in the model summary."""
-        return (f"constraint {self.name!r}: bar {self.bar_b} slides along bar {self.bar_a} "
-                f"(point s = {self.s_b:g}, offset {self.offset:g}, angle locked at "
-                f"{self.phi0:g} rad)")
+        return (f"{self.name}: bar {self.bar_b} slides along bar {self.bar_a} (point s = "
+                f"{self.s_b:g}, offset {self.offset:g}, angle locked at {self.phi0:g} rad)")
 
     def rows(self, ctx: RowContext) -> list[Row]:
         """Return the slot row and the locking row :math:`θ_b - θ_a - φ_0 = 0`."""
         lock = mo.add(mo.monomial((ctx.q(3 * self.bar_b + 2),), 1.0),
                       mo.monomial((ctx.q(3 * self.bar_a + 2),), -1.0),
                       mo.constant(-1.0, ctx.par("phi0")))
-        return super().rows(ctx) + [Row(lock, f"{self.name} · angle", self.bar_b, "torque")]
-
-    def to_dict(self) -> dict:
-        """Return the prismatic joint as plain JSON-ready data (read back by :meth:`from_dict`)."""
-        return super().to_dict() | {"phi0": self.phi0}
-
-    @classmethod
-    def from_dict(cls, d: Any, where: str, ctx: LoadContext) -> PrismaticJoint:
-        """Build the joint from :meth:`to_dict` data; ValueError naming ``where`` on errors."""
-        name = check_name(field(d, "name", where), ctx.names, f"{where}.name")
-        a, b, s, e = _check_pair(field(d, "bar_a", where), field(d, "bar_b", where),
-                                 field(d, "s_b", where), field(d, "offset", where), ctx.n_bars,
-                                 where)
-        return cls(a, b, s, e, name, check_real(field(d, "phi0", where), f"{where}.phi0"))
+        return super().rows(ctx) + [Row(lock, f"{self.name}.angle", self.bar_b, "torque")]
 
 
 @dataclass
 class GroundSlider(OnOneBar, Constraint):
-    """The point ``s`` of a bar slides on the ground line through ``point`` at ``angle``."""
+    """The point ``s`` of a bar slides on the ground line through ``point`` at ``angle``.
 
-    bar: int
-    s: float
-    point: tuple[float, float]
-    angle: float
-    name: str
+    ``point`` None is the sliding point's initial position.
+    """
+
+    bar: int = fields.body("bar", "the sliding bar")
+    s: float = fields.local("s", "the sliding point")
+    angle: float = fields.number("angle", "rad", "direction of the guide line from +x (the "
+                                 "reaction's direction: an edit recompiles)", topology=True,
+                                 default=0.0)
+    point: tuple[float, float] | None = fields.point(
+        "guide point", "m", "a point of the guide line (None: the sliding point's initial "
+        "position)", optional=True, default=None)
+    name: str | None = fields.name(default=None)
 
     kind = "slider"
     collection = "ground_sliders"
     title = "ground slider"
+    prefix = "slider"
     named = True
     has_name = True
 
-    @classmethod
-    def create(cls, bar: Any, s: Any, angle: Any, point: Any, name: str,
-               bars: list) -> GroundSlider:
-        """Build a validated slider; ``point`` None is the point's initial position."""
-        i = bar_index(bar, len(bars), f"{name}: bar_index")
-        sv = check_s(s, f"{name}: s")
-        if point is None:
-            if bars[i].pose is None:
-                raise ValueError(f"{name}: bar {i} has no initial pose yet; set it first (the "
-                                 "guide passes through the point's initial position)")
-            point = bars[i].point(sv)
-        return cls(i, sv, check_point(point, f"{name}: point"),
-                   check_real(angle, f"{name}: angle"), name)
+    def check(self, bodies: list, where: str) -> GroundSlider:
+        """Return the slider with ``point`` None set to the sliding point's initial position."""
+        if self.point is not None:
+            return self
+        b = bodies[self.bar]
+        if b.pose is None:
+            raise ValueError(f"{where}: point: bar {self.bar} has no initial pose yet; set it "
+                             "first (the guide passes through the point's initial position) "
+                             "or give the point")
+        return replace(self, point=tuple(b.point(self.s)))
 
     def parameters(self, bars: list) -> list[tuple[tuple, float]]:
         """Return the slider's runtime parameters ``[(name, value), ...]``."""
@@ -235,9 +215,8 @@ class GroundSlider(OnOneBar, Constraint):
 
     def describe(self, position: int) -> str:
         """Return the slider's line in the model summary."""
-        return (f"constraint {self.name!r}: bar {self.bar} at s = {self.s:g} slides on the "
-                f"ground line through ({self.point[0]:.4g}, {self.point[1]:.4g}) at "
-                f"{self.angle:.4g} rad")
+        return (f"{self.name}: bar {self.bar} at s = {self.s:g} slides on the ground line "
+                f"through ({self.point[0]:.4g}, {self.point[1]:.4g}) at {self.angle:.4g} rad")
 
     def rows(self, ctx: RowContext) -> list[Row]:
         r"""Return the row :math:`n \cdot p - d = 0`: the bar point stays on the ground line."""
@@ -246,7 +225,7 @@ class GroundSlider(OnOneBar, Constraint):
         py = ctx.point(self.bar, ctx.par("sL"), 1)
         F = mo.add(mo.mul(px, mo.constant(1.0, nx)), mo.mul(py, mo.constant(1.0, ny)),
                    mo.constant(-1.0, ctx.par("d")))
-        return [Row(F, f"{self.name} · normal", self.bar, "n")]
+        return [Row(F, f"{self.name}.normal", self.bar, "n")]
 
     def reaction_terms(self, position: int, rows: list[tuple[int, Row]]) -> list:
         """Return how the slider's multipliers act as forces on the bars."""
@@ -254,17 +233,3 @@ class GroundSlider(OnOneBar, Constraint):
         c, s = math.cos(self.angle), math.sin(self.angle)
         return [((self.kind, position, self.bar), col, 0, -s),
                 ((self.kind, position, self.bar), col, 1, c)]
-
-    def to_dict(self) -> dict:
-        """Return the slider as plain JSON-ready data (read back by :meth:`from_dict`)."""
-        return {"name": self.name, "bar": self.bar, "s": self.s, "point": list(self.point),
-                "angle": self.angle}
-
-    @classmethod
-    def from_dict(cls, d: Any, where: str, ctx: LoadContext) -> GroundSlider:
-        """Build the slider from :meth:`to_dict` data; ValueError naming ``where`` on errors."""
-        return cls(bar_index(field(d, "bar", where), ctx.n_bars, f"{where}.bar"),
-                   check_s(field(d, "s", where), f"{where}.s"),
-                   check_point(field(d, "point", where), f"{where}.point"),
-                   check_real(field(d, "angle", where), f"{where}.angle"),
-                   check_name(field(d, "name", where), ctx.names, f"{where}.name"))

@@ -15,82 +15,75 @@ point ``x``, ``y``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import heyoka as hy
 
-from ..validation import (
-    bar_index,
-    check_name,
-    check_nonnegative,
-    check_point,
-    check_s,
-    field,
-    optional_bar,
-)
-from .base import Load, LoadContext, RowContext, shift_bar
+from . import fields
+from .base import Load, RowContext, shift_bar
 
 
 @dataclass
 class SpringDamper(Load):
     """A spring-damper from point ``s_a`` of ``bar_a`` to point ``s_b`` of ``bar_b``.
 
-    ``bar_b`` None: the ground point ``ground``.
+    ``bar_b`` None: the ground point ``ground``. ``l0`` None is the initial distance of the
+    ends.
     """
 
-    bar_a: int
-    s_a: float
-    bar_b: int | None
-    s_b: float
-    ground: tuple[float, float] | None
-    k: float
-    l0: float
-    c: float
-    name: str
+    bar_a: int = fields.body("bar a", "the bar of the first end")
+    s_a: float = fields.local("s a", "the first end on bar a")
+    bar_b: int | None = fields.body("bar b", "the bar of the second end (None: a ground "
+                                    "point)", ground=True)
+    s_b: float = fields.local("s b", "the second end on bar b", default=0.0)
+    ground: tuple[float, float] | None = fields.point(
+        "ground point", "m", "the second end when bar b is None (the ground)", optional=True,
+        default=None)
+    k: float = fields.number("k", "N/m", "stiffness", lower=0.0, default=0.0)
+    l0: float | None = fields.number("l0", "m", "rest length (None: the initial distance)",
+                                     lower=0.0, optional=True, default=None)
+    c: float = fields.number("c", "N s/m", "damping on the rate of the length", lower=0.0,
+                             default=0.0)
+    name: str | None = fields.name(default=None)
 
     kind = "spring"
     collection = "springs"
     title = "spring"
+    prefix = "spring"
     has_name = True
     dissipates = True
     elastic = True
 
-    @classmethod
-    def create(cls, bar_a: Any, s_a: Any, bar_b: Any, s_b: Any, ground: Any, k: Any,
-               l0: Any, c: Any, name: str, bars: list) -> SpringDamper:
-        """Build a validated spring (arguments as ``add_spring_damper``).
+    def check(self, bodies: list, where: str) -> SpringDamper:
+        """Return the spring checked across fields, ``l0`` None set from the initial pose.
 
-        ``l0`` None is the initial distance.
+        One end on a bar and the other on another bar or a ground point; ends that are apart
+        in the initial pose (else the spring has no direction).
         """
-        where = name
-        a = bar_index(bar_a, len(bars), f"{where}: bar_a")
-        sa = check_s(s_a, f"{where}: s_a")
-        b = optional_bar(bar_b, len(bars), f"{where}: bar_b")
-        sb = 0.0 if b is None else check_s(s_b, f"{where}: s_b")
-        if b is None:
-            if ground is None:
-                raise ValueError(f"{where}: bar_b is None (ground): give ground_point=(x, y)")
-            gp = check_point(ground, f"{where}: ground_point")
-        else:
-            if ground is not None:
-                raise ValueError(f"{where}: a ground_point is given but bar_b = {b} is a bar; "
-                                 "use bar_b=None for a spring to ground")
-            if b == a:
-                raise ValueError(f"{where}: both ends are on bar {a}; a spring joins two bars "
-                                 "or a bar and ground")
-            gp = None
-        el = cls(a, sa, b, sb, gp, check_nonnegative(k, f"{where}: k"), 0.0,
-                 check_nonnegative(c, f"{where}: c"), name)
-        length = el.initial_length(bars)
+        if self.bar_b is None:
+            if self.ground is None:
+                raise ValueError(f"{where}: bar_b is None (the ground): give the ground point, "
+                                 "ground=(x, y)")
+            if self.s_b != 0.0:
+                raise ValueError(f"{where}: s_b = {self.s_b:g} is a point on bar b, but the "
+                                 "second end is the ground point; leave s_b at 0")
+        elif self.ground is not None:
+            raise ValueError(f"{where}: a ground point is given but bar_b = {self.bar_b} is a "
+                             "bar; use bar_b=None for a spring to ground")
+        elif self.bar_b == self.bar_a:
+            raise ValueError(f"{where}: both ends are on bar {self.bar_a}; a spring joins two "
+                             "bars or a bar and ground")
+        length = self.initial_length(bodies)
         if length is None:
-            raise ValueError(f"{where}: the bars have no initial pose yet; set the poses first "
-                             "(the rest length defaults to the initial distance)")
-        if length <= 1e-12 * max(1.0, *(b_.length for b_ in bars)):
-            raise ValueError(f"{where}: the two ends coincide initially (distance {length:g}), so "
-                             "the spring has no direction; attach it at distinct points")
-        el.l0 = length if l0 is None else check_nonnegative(l0, f"{where}: l0")
-        return el
+            if self.l0 is None:
+                raise ValueError(f"{where}: the bars have no initial pose yet; set the poses "
+                                 "first (the rest length defaults to the initial distance)")
+            return self
+        if length <= 1e-12 * max(1.0, *(b.length for b in bodies)):
+            raise ValueError(f"{where}: the two ends coincide initially (distance {length:g}), "
+                             "so the spring has no direction; attach it at distinct points")
+        return self if self.l0 is not None else replace(self, l0=length)
 
     def initial_length(self, bars: list) -> float | None:
         """Distance of the two ends in the initial pose (None without poses)."""
@@ -103,17 +96,6 @@ class SpringDamper(Load):
             else:
                 ends.append(bars[bar].point(s))
         return float(((ends[1][0] - ends[0][0]) ** 2 + (ends[1][1] - ends[0][1]) ** 2) ** 0.5)
-
-    def with_values(self, k: Any = None, l0: Any = None, c: Any = None) -> SpringDamper:
-        """Return a copy with new ``k``, ``l0`` or ``c`` (None keeps a value)."""
-        el = self.copy()
-        if k is not None:
-            el.k = check_nonnegative(k, f"{self.name}: k")
-        if l0 is not None:
-            el.l0 = check_nonnegative(l0, f"{self.name}: l0")
-        if c is not None:
-            el.c = check_nonnegative(c, f"{self.name}: c")
-        return el
 
     def bars_used(self) -> tuple[int, ...]:
         """Return the indices of the bodies the spring-damper touches."""
@@ -206,27 +188,3 @@ class SpringDamper(Load):
         r"""Return the damper's dissipated power :math:`P_d = c\,\dot\ell^2`."""
         rate = self._geometry(ctx)[5]
         return ctx.P("c") * rate * rate
-
-    # ------------------------------------------------------------------ persistence
-    def to_dict(self) -> dict:
-        """Return the spring-damper as plain JSON-ready data (read back by :meth:`from_dict`)."""
-        return {"name": self.name, "bar_a": self.bar_a, "s_a": self.s_a, "bar_b": self.bar_b,
-                "s_b": self.s_b, "ground": None if self.ground is None else list(self.ground),
-                "k": self.k, "l0": self.l0, "c": self.c}
-
-    @classmethod
-    def from_dict(cls, d: Any, where: str, ctx: LoadContext) -> SpringDamper:
-        """Build the spring from :meth:`to_dict` data; ValueError naming ``where`` on errors."""
-        b = optional_bar(field(d, "bar_b", where), ctx.n_bars, f"{where}.bar_b")
-        ground = field(d, "ground", where)
-        if (b is None) != (ground is not None):
-            raise ValueError(f"{where}: give either bar_b or a ground point, not both")
-        return cls(bar_index(field(d, "bar_a", where), ctx.n_bars, f"{where}.bar_a"),
-                   check_s(field(d, "s_a", where), f"{where}.s_a"), b,
-                   check_s(field(d, "s_b", where), f"{where}.s_b"),
-                   None if ground is None else check_point(ground, f"{where}.ground"),
-                   check_nonnegative(field(d, "k", where), f"{where}.k"),
-                   check_nonnegative(field(d, "l0", where), f"{where}.l0"),
-                   check_nonnegative(field(d, "c", where), f"{where}.c"),
-                   check_name(field(d, "name", where), ctx.names, f"{where}.name"))
-

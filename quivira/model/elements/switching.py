@@ -31,17 +31,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import monomials as mo
-from ..validation import (
-    bar_index,
-    check_flag,
-    check_name,
-    check_positive,
-    check_real,
-    check_s,
-    field,
-    optional_bar,
-)
-from .base import Constraint, EventActions, EventSpec, LoadContext, Row, RowContext, shift_bar
+from . import fields
+from .base import Constraint, EventActions, EventSpec, Row, RowContext, shift_bar
 
 #: default approach speed (m/s or rad/s) below which an impact ends in resting contact
 REST_SPEED = 1e-3
@@ -56,25 +47,35 @@ def _angle_poly(ctx: RowContext, a: int | None, b: int, sign: float = 1.0) -> mo
     return out
 
 
-def _check_restitution(e: Any, where: str) -> float:
-    v = check_real(e, where)
-    if not 0.0 <= v <= 1.0:
-        raise ValueError(f"{where} must lie in [0, 1] (0 plastic, 1 elastic), got {v:g}")
-    return v
+def _restitution() -> Any:
+    """Declare the coefficient of restitution of an impact (event data, not differentiated)."""
+    return fields.number("restitution", "", "coefficient of restitution of an impact: 0 "
+                         "plastic, 1 elastic", lower=0.0, upper=1.0, differentiable=False,
+                         default=0.0)
 
 
-def _check_rest_speed(v: Any, where: str) -> float:
-    """Check a resting speed: positive (with 0 a bouncing body would bounce for ever)."""
-    try:
-        return check_positive(v, where)
-    except ValueError:
-        raise ValueError(f"{where} must be > 0 (an approach speed below which an impact "
-                         "ends at rest; with 0 a bouncing body never comes to rest), got "
-                         f"{v!r}") from None
+def _rest_speed(unit: str) -> Any:
+    """Declare the approach speed below which an impact ends at rest (> 0)."""
+    return fields.number("rest speed", unit, "approach speed below which an impact ends at "
+                         "rest; positive (with 0 a bouncing body never comes to rest)",
+                         positive=True, differentiable=False, default=REST_SPEED)
+
+
+def _active(what: str) -> Any:
+    """Declare the switch flag of the rows (runtime: switched during runs, no recompiling)."""
+    return fields.flag(what, "the rows are switched on (set by the element's events during a "
+                       "run; the initial state here)", default=False)
+
+
+def _two_bars(el: Any, where: str) -> None:
+    """Refuse an angle element between a bar and itself."""
+    if el.bar_a == el.bar_b:
+        raise ValueError(f"{where}: bar_a and bar_b are the same bar ({el.bar_b}); the angle "
+                         "is between two bars (bar_a None: the ground)")
 
 
 class _Switching(Constraint):
-    """Common part: one switchable row, reindexing of two bars, persistence of the flag."""
+    """Common part: one switchable row (its ``active`` flag), reindexing of two bars."""
 
     switchable = True
     named = True
@@ -97,41 +98,40 @@ class _Switching(Constraint):
 class Latch(_Switching):
     """Locks the relative angle ``θ_b − θ_a`` when it reaches ``angle``.
 
-    ``bar_a`` None: the ground.
+    ``bar_a`` None: the ground (then ``bar_b`` must be supported); otherwise the two bars
+    share a pin joint, whose hinge the latch locks.
     """
 
-    bar_a: int | None
-    bar_b: int
-    angle: float
-    name: str
-    active: bool = False
+    bar_a: int | None = fields.body("bar a", "the first bar (None: the ground)", ground=True)
+    bar_b: int = fields.body("bar b", "the second bar")
+    angle: float = fields.number("latch angle", "rad", "the relative angle θ_b − θ_a at "
+                                 "which the hinge locks")
+    active: bool = _active("latched")
+    name: str | None = fields.name(default=None)
 
     kind = "latch"
     collection = "latches"
     title = "latch"
+    prefix = "latch"
     locking = True
 
-    @classmethod
-    def create(cls, bar_a: Any, bar_b: Any, angle: Any, name: str, data) -> Latch:
-        """Build a validated latch: the two bars must share a joint.
+    def check(self, bodies: list, where: str) -> Latch:
+        """Return the latch checked across fields: two different bars."""
+        _two_bars(self, where)
+        return self
 
-        A ground latch: bar_b must be supported.
-        """
+    def check_model(self, data: Any, where: str) -> None:
+        """Check that the latch locks a hinge: a joint of its bars, or a supported bar."""
         from .pin_joint import PinJoint
         from .support import Support
 
-        n = len(data.bars)
-        a = optional_bar(bar_a, n, f"{name}: bar_a")
-        b = bar_index(bar_b, n, f"{name}: bar_b")
-        if a == b:
-            raise ValueError(f"{name}: bar_a and bar_b are the same bar ({b})")
+        a, b = self.bar_a, self.bar_b
         if a is None:
             if not any(sp.bar == b for sp in data.of(Support)):
-                raise ValueError(f"{name}: a latch to ground needs bar {b} to be supported")
+                raise ValueError(f"{where}: a latch to ground needs bar {b} to be supported")
         elif not any(a in j.bars and b in j.bars for j in data.of(PinJoint)):
-            raise ValueError(f"{name}: bars {a} and {b} have no common joint; a latch locks "
+            raise ValueError(f"{where}: bars {a} and {b} have no common joint; a latch locks "
                              "the hinge of a joint")
-        return cls(a, b, check_real(angle, f"{name}: angle"), name)
 
     def bars_used(self) -> tuple[int, ...]:
         """Return the indices of the bodies the latch touches."""
@@ -154,13 +154,12 @@ class Latch(_Switching):
         """Return the latch's line in the model summary."""
         a = "ground" if self.bar_a is None else f"bar {self.bar_a}"
         state = "latched" if self.active else "open"
-        return (f"constraint {self.name!r}: latch {a} → bar {self.bar_b} at {self.angle:g} rad "
-                f"({state})")
+        return f"{self.name}: latch {a} → bar {self.bar_b} at {self.angle:g} rad ({state})"
 
     def rows(self, ctx: RowContext) -> list[Row]:
         r"""Return the row :math:`θ_b - θ_a - \mathrm{angle} = 0` (switched on once latched)."""
         g = mo.add(_angle_poly(ctx, self.bar_a, self.bar_b), mo.constant(-1.0, ctx.par("angle")))
-        return [Row(g, f"{self.name} · angle", self.bar_b, "torque")]
+        return [Row(g, f"{self.name}.angle", self.bar_b, "torque")]
 
     def events(self, ctx: RowContext) -> list[EventSpec]:
         """Return the lock event: the row crosses zero while the latch is off."""
@@ -183,22 +182,6 @@ class Latch(_Switching):
         info = act.impact(0.0, activate=True)
         info.pop("rests", None)
         act.record("latched", **info)
-
-    def to_dict(self) -> dict:
-        """Return the latch as plain JSON-ready data (read back by :meth:`from_dict`)."""
-        return {"name": self.name, "bar_a": self.bar_a, "bar_b": self.bar_b,
-                "angle": self.angle, "active": self.active}
-
-    @classmethod
-    def from_dict(cls, d: Any, where: str, ctx: LoadContext) -> Latch:
-        """Build the latch from :meth:`to_dict` data; ValueError naming ``where`` on errors."""
-        a = optional_bar(field(d, "bar_a", where), ctx.n_bars, f"{where}.bar_a")
-        b = bar_index(field(d, "bar_b", where), ctx.n_bars, f"{where}.bar_b")
-        if a == b:
-            raise ValueError(f"{where}: bar_a and bar_b are the same bar")
-        return cls(a, b, check_real(field(d, "angle", where), f"{where}.angle"),
-                   check_name(field(d, "name", where), ctx.names, f"{where}.name"),
-                   check_flag(field(d, "active", where), f"{where}.active"))
 
 
 class _Unilateral(_Switching):
@@ -234,50 +217,33 @@ class _Unilateral(_Switching):
             return  # touched at rest and does not push (its force would pull): stays open
         act.record("rests" if rests else "impact", **info)
 
-    def _unilateral_dict(self) -> dict:
-        return {"restitution": self.restitution, "rest_speed": self.rest_speed,
-                "active": self.active}
-
-    @staticmethod
-    def _unilateral_values(d: Any, where: str) -> tuple:
-        return (_check_restitution(field(d, "restitution", where), f"{where}.restitution"),
-                _check_rest_speed(field(d, "rest_speed", where), f"{where}.rest_speed"),
-                check_flag(field(d, "active", where), f"{where}.active"))
-
 
 @dataclass
 class AngleStop(_Unilateral):
     """A limit of the relative angle ``θ_b − θ_a``, with restitution ``e``.
 
-    ``side`` "min" (φ ≥ limit) or "max" (φ ≤ limit).
+    ``side`` "min" (φ ≥ limit) or "max" (φ ≤ limit); ``bar_a`` None: the ground.
     """
 
-    bar_a: int | None
-    bar_b: int
-    limit: float
-    side: str
-    restitution: float
-    name: str
-    rest_speed: float = REST_SPEED
-    active: bool = False
+    bar_a: int | None = fields.body("bar a", "the first bar (None: the ground)", ground=True)
+    bar_b: int = fields.body("bar b", "the second bar")
+    limit: float = fields.number("limit", "rad", "the limit of the relative angle θ_b − θ_a")
+    side: str = fields.choice("side", ("min", "max"), "which side of the limit is allowed: "
+                              "min (φ ≥ limit) or max (φ ≤ limit)", default="max")
+    restitution: float = _restitution()
+    rest_speed: float = _rest_speed("rad/s")
+    active: bool = _active("in contact")
+    name: str | None = fields.name(default=None)
 
     kind = "stop"
     collection = "angle_stops"
     title = "angle stop"
+    prefix = "stop"
 
-    @classmethod
-    def create(cls, bar_a: Any, bar_b: Any, limit: Any, side: Any, restitution: Any,
-               rest_speed: Any, name: str, n_bars: int) -> AngleStop:
-        """Build a validated stop (arguments as ``add_angle_stop``)."""
-        a = optional_bar(bar_a, n_bars, f"{name}: bar_a")
-        b = bar_index(bar_b, n_bars, f"{name}: bar_b")
-        if a == b:
-            raise ValueError(f"{name}: bar_a and bar_b are the same bar ({b})")
-        if side not in ("min", "max"):
-            raise ValueError(f"{name}: side must be 'min' or 'max', got {side!r}")
-        return cls(a, b, check_real(limit, f"{name}: limit"), side,
-                   _check_restitution(restitution, f"{name}: restitution"), name,
-                   _check_rest_speed(rest_speed, f"{name}: rest_speed"))
+    def check(self, bodies: list, where: str) -> AngleStop:
+        """Return the stop checked across fields: two different bars."""
+        _two_bars(self, where)
+        return self
 
     def bars_used(self) -> tuple[int, ...]:
         """Return the indices of the bodies the angle stop touches."""
@@ -295,63 +261,41 @@ class AngleStop(_Unilateral):
         """Return the angle stop's line in the model summary."""
         a = "ground" if self.bar_a is None else f"bar {self.bar_a}"
         rel = "≥" if self.side == "min" else "≤"
-        return (f"constraint {self.name!r}: stop θ(bar {self.bar_b}) − θ({a}) {rel} "
-                f"{self.limit:g} rad, restitution {self.restitution:g}")
+        return (f"{self.name}: stop θ(bar {self.bar_b}) − θ({a}) {rel} {self.limit:g} rad, "
+                f"restitution {self.restitution:g}")
 
     def rows(self, ctx: RowContext) -> list[Row]:
         r"""Return the unilateral row :math:`\pm(φ - \mathrm{limit}) \ge 0` (+ for "min")."""
         sign = 1.0 if self.side == "min" else -1.0
         g = mo.add(_angle_poly(ctx, self.bar_a, self.bar_b, sign),
                    mo.constant(-sign, ctx.par("limit")))
-        return [Row(g, f"{self.name} · angle", self.bar_b, "torque")]
-
-    def to_dict(self) -> dict:
-        """Return the angle stop as plain JSON-ready data (read back by :meth:`from_dict`)."""
-        return {"name": self.name, "bar_a": self.bar_a, "bar_b": self.bar_b,
-                "limit": self.limit, "side": self.side, **self._unilateral_dict()}
-
-    @classmethod
-    def from_dict(cls, d: Any, where: str, ctx: LoadContext) -> AngleStop:
-        """Build the angle stop from :meth:`to_dict` data; ValueError naming ``where`` on errors."""
-        a = optional_bar(field(d, "bar_a", where), ctx.n_bars, f"{where}.bar_a")
-        b = bar_index(field(d, "bar_b", where), ctx.n_bars, f"{where}.bar_b")
-        side = field(d, "side", where)
-        if a == b or side not in ("min", "max"):
-            raise ValueError(f"{where}: needs two different bars and side 'min' or 'max'")
-        e, v, active = cls._unilateral_values(d, where)
-        return cls(a, b, check_real(field(d, "limit", where), f"{where}.limit"), side, e,
-                   check_name(field(d, "name", where), ctx.names, f"{where}.name"), v, active)
+        return [Row(g, f"{self.name}.angle", self.bar_b, "torque")]
 
 
 @dataclass
 class Contact(_Unilateral):
     """The point ``s`` of a bar stays on the side ``n·p ≥ h`` of a ground line.
 
-    The normal is at ``normal_angle`` from +x: π/2 is a floor.
+    The normal is at ``normal_angle`` from +x: π/2 (the default) is a floor, 0 a wall.
     """
 
-    bar: int
-    s: float
-    normal_angle: float
-    height: float
-    restitution: float
-    name: str
-    rest_speed: float = REST_SPEED
-    active: bool = False
+    bar: int = fields.body("bar", "the bar in contact")
+    s: float = fields.local("s", "the contact point")
+    normal_angle: float = fields.number("normal angle", "rad", "direction of the line's "
+                                        "normal from +x: π/2 a floor, 0 a wall (the "
+                                        "reaction's direction: an edit recompiles)",
+                                        topology=True, default=math.pi / 2)
+    height: float = fields.number("height", "m", "h: the point stays where n·p ≥ h",
+                                  default=0.0)
+    restitution: float = _restitution()
+    rest_speed: float = _rest_speed("m/s")
+    active: bool = _active("in contact")
+    name: str | None = fields.name(default=None)
 
     kind = "contact"
     collection = "contacts"
     title = "contact"
-
-    @classmethod
-    def create(cls, bar: Any, s: Any, normal_angle: Any, height: Any, restitution: Any,
-               rest_speed: Any, name: str, n_bars: int) -> Contact:
-        """Build a validated contact (arguments as ``add_contact``)."""
-        return cls(bar_index(bar, n_bars, f"{name}: bar_index"), check_s(s, f"{name}: s"),
-                   check_real(normal_angle, f"{name}: normal_angle"),
-                   check_real(height, f"{name}: height"),
-                   _check_restitution(restitution, f"{name}: restitution"), name,
-                   _check_rest_speed(rest_speed, f"{name}: rest_speed"))
+    prefix = "contact"
 
     def bars_used(self) -> tuple[int, ...]:
         """Return the indices of the bodies the contact touches."""
@@ -362,7 +306,7 @@ class Contact(_Unilateral):
         return [(("active",), 1.0 if self.active else 0.0),
                 (("sL",), self.s * bars[self.bar].length),
                 (("nx",), math.cos(self.normal_angle)), (("ny",), math.sin(self.normal_angle)),
-                (("h",), self.height)]
+                (("height",), self.height)]
 
     def topology(self) -> tuple:
         """Return the contact's part of the topology key (connectivity, never values)."""
@@ -370,8 +314,8 @@ class Contact(_Unilateral):
 
     def describe(self, position: int) -> str:
         """Return the contact's line in the model summary."""
-        return (f"constraint {self.name!r}: bar {self.bar} at s = {self.s:g} stays on the side "
-                f"n·p ≥ {self.height:g} (normal at {self.normal_angle:g} rad), restitution "
+        return (f"{self.name}: bar {self.bar} at s = {self.s:g} stays on the side n·p ≥ "
+                f"{self.height:g} (normal at {self.normal_angle:g} rad), restitution "
                 f"{self.restitution:g}")
 
     def rows(self, ctx: RowContext) -> list[Row]:
@@ -379,8 +323,8 @@ class Contact(_Unilateral):
         sl = ctx.par("sL")
         g = mo.add(mo.mul(ctx.point(self.bar, sl, 0), mo.constant(1.0, ctx.par("nx"))),
                    mo.mul(ctx.point(self.bar, sl, 1), mo.constant(1.0, ctx.par("ny"))),
-                   mo.constant(-1.0, ctx.par("h")))
-        return [Row(g, f"{self.name} · normal", self.bar, "n")]
+                   mo.constant(-1.0, ctx.par("height")))
+        return [Row(g, f"{self.name}.normal", self.bar, "n")]
 
     def reaction_terms(self, position: int, rows: list[tuple[int, Row]]) -> list:
         """Return how the contact's multipliers act as forces on the bars."""
@@ -388,19 +332,3 @@ class Contact(_Unilateral):
         key = (self.kind, position, self.bar)
         return [(key, col, 0, math.cos(self.normal_angle)),
                 (key, col, 1, math.sin(self.normal_angle))]
-
-    def to_dict(self) -> dict:
-        """Return the contact as plain JSON-ready data (read back by :meth:`from_dict`)."""
-        return {"name": self.name, "bar": self.bar, "s": self.s,
-                "normal_angle": self.normal_angle, "height": self.height,
-                **self._unilateral_dict()}
-
-    @classmethod
-    def from_dict(cls, d: Any, where: str, ctx: LoadContext) -> Contact:
-        """Build the contact from :meth:`to_dict` data; ValueError naming ``where`` on errors."""
-        e, v, active = cls._unilateral_values(d, where)
-        return cls(bar_index(field(d, "bar", where), ctx.n_bars, f"{where}.bar"),
-                   check_s(field(d, "s", where), f"{where}.s"),
-                   check_real(field(d, "normal_angle", where), f"{where}.normal_angle"),
-                   check_real(field(d, "height", where), f"{where}.height"), e,
-                   check_name(field(d, "name", where), ctx.names, f"{where}.name"), v, active)

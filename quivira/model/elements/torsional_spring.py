@@ -15,71 +15,51 @@ Parameters: ``k`` (N m/rad), ``phi0`` (rad), ``c`` (N m s/rad), ``preload`` (N m
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from .. import monomials as mo
-from ..validation import (
-    bar_index,
-    check_name,
-    check_nonnegative,
-    check_real,
-    field,
-    optional_bar,
-)
-from .base import Load, LoadContext, RowContext, shift_bar
+from . import fields
+from .base import Load, RowContext, shift_bar
 
 
 @dataclass
 class TorsionalSpring(Load):
     """A torsional spring-damper on the relative angle ``θ_b − θ_a``.
 
-    ``bar_a`` None: the ground.
+    ``bar_a`` None: the ground. ``phi0`` None is the initial relative angle.
     """
 
-    bar_a: int | None
-    bar_b: int
-    k: float
-    phi0: float
-    c: float
-    preload: float
-    name: str
+    bar_a: int | None = fields.body("bar a", "the first bar (None: the ground)", ground=True)
+    bar_b: int = fields.body("bar b", "the second bar")
+    k: float = fields.number("k", "N m/rad", "stiffness", lower=0.0)
+    phi0: float | None = fields.number("phi0", "rad", "rest angle θ_b − θ_a (None: the "
+                                       "initial one)", optional=True, default=None)
+    c: float = fields.number("c", "N m s/rad", "damping on the relative angular velocity",
+                             lower=0.0, default=0.0)
+    preload: float = fields.number("preload", "N m", "a constant torque τ_0", default=0.0)
+    name: str | None = fields.name(default=None)
 
     kind = "torsion"
     collection = "torsional_springs"
     title = "torsional spring"
+    prefix = "torsion"
     has_name = True
     dissipates = True
     elastic = True
 
-    @classmethod
-    def create(cls, bar_a: Any, bar_b: Any, k: Any, phi0: Any, c: Any, preload: Any, name: str,
-               bars: list) -> TorsionalSpring:
-        """Build a validated torsional spring; ``phi0`` None is the initial relative angle."""
-        a = optional_bar(bar_a, len(bars), f"{name}: bar_a")
-        b = bar_index(bar_b, len(bars), f"{name}: bar_b")
+    def check(self, bodies: list, where: str) -> TorsionalSpring:
+        """Return the spring on two different bars, ``phi0`` None set from the initial pose."""
+        a, b = self.bar_a, self.bar_b
         if a == b:
-            raise ValueError(f"{name}: bar_a and bar_b are the same bar ({b}); a torsional "
+            raise ValueError(f"{where}: bar_a and bar_b are the same bar ({b}); a torsional "
                              "spring joins two bars or a bar and ground (bar_a=None)")
-        if phi0 is None:
-            poses = [bars[i].pose for i in (a, b) if i is not None]
-            if any(p is None for p in poses):
-                raise ValueError(f"{name}: the bars have no initial pose yet; set the poses first "
-                                 "(the rest angle defaults to the initial relative angle)")
-            phi0 = bars[b].pose[2] - (0.0 if a is None else bars[a].pose[2])
-        return cls(a, b, check_nonnegative(k, f"{name}: k"), check_real(phi0, f"{name}: phi0"),
-                   check_nonnegative(c, f"{name}: c"), check_real(preload, f"{name}: preload"),
-                   name)
-
-    def with_values(self, k: Any = None, phi0: Any = None, c: Any = None,
-                    preload: Any = None) -> TorsionalSpring:
-        """Return a copy with new values (None keeps a value)."""
-        el = self.copy()
-        for attr, v, check in (("k", k, check_nonnegative), ("phi0", phi0, check_real),
-                               ("c", c, check_nonnegative), ("preload", preload, check_real)):
-            if v is not None:
-                setattr(el, attr, check(v, f"{self.name}: {attr}"))
-        return el
+        if self.phi0 is not None:
+            return self
+        if any(bodies[i].pose is None for i in (a, b) if i is not None):
+            raise ValueError(f"{where}: the bars have no initial pose yet; set the poses first "
+                             "(the rest angle defaults to the initial relative angle)")
+        return replace(self, phi0=bodies[b].pose[2] - (0.0 if a is None else bodies[a].pose[2]))
 
     def bars_used(self) -> tuple[int, ...]:
         """Return the indices of the bodies the torsional spring touches."""
@@ -155,22 +135,3 @@ class TorsionalSpring(Load):
         r"""Return the damper's dissipated power :math:`P_d = c\,\dot φ^2`."""
         rate = self._angle(ctx, ctx.v)
         return mo.mul(mo.constant(1.0, ctx.par("c")), mo.mul(rate, rate))
-
-    # ------------------------------------------------------------------ persistence
-    def to_dict(self) -> dict:
-        """Return the torsional spring as plain JSON-ready data (read back by :meth:`from_dict`)."""
-        return {"name": self.name, "bar_a": self.bar_a, "bar_b": self.bar_b, "k": self.k,
-                "phi0": self.phi0, "c": self.c, "preload": self.preload}
-
-    @classmethod
-    def from_dict(cls, d: Any, where: str, ctx: LoadContext) -> TorsionalSpring:
-        """Build the spring from :meth:`to_dict` data; ValueError naming ``where`` on errors."""
-        a = optional_bar(field(d, "bar_a", where), ctx.n_bars, f"{where}.bar_a")
-        b = bar_index(field(d, "bar_b", where), ctx.n_bars, f"{where}.bar_b")
-        if a == b:
-            raise ValueError(f"{where}: bar_a and bar_b are the same bar")
-        return cls(a, b, check_nonnegative(field(d, "k", where), f"{where}.k"),
-                   check_real(field(d, "phi0", where), f"{where}.phi0"),
-                   check_nonnegative(field(d, "c", where), f"{where}.c"),
-                   check_real(field(d, "preload", where), f"{where}.preload"),
-                   check_name(field(d, "name", where), ctx.names, f"{where}.name"))

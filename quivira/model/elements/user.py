@@ -1,17 +1,18 @@
 r"""User constraint: rows given as heyoka expressions.
 
 Holonomic rows :math:`F(q, t) = 0` may use the coordinates of any bar
-(``model.coordinates(i)``: ``x{i}``, ``y{i}``, ``th{i}``) and ``hy.time`` (driven, rheonomic
+(``model.variables(i)[0]``: ``x{i}``, ``y{i}``, ``th{i}``) and ``hy.time`` (driven, rheonomic
 constraints such as :math:`θ_0 - ωt`); velocity rows :math:`A(q, t)\dot q + b(q, t) = 0`
-may also use the velocities (``vx{i}``, ``vy{i}``, ``om{i}``). Their Jacobians and
-:math:`\dot J\dot q` (with the :math:`\partial/\partial t` terms) are derived
-automatically (:mod:`quivira.constraint_rows`); each entry is one opaque term of the
+may also use the velocities (``model.variables(i)[1]``: ``vx{i}``, ``vy{i}``, ``om{i}``).
+Their Jacobians and :math:`\dot J\dot q` (with the :math:`\partial/\partial t` terms) are
+derived automatically (:mod:`quivira.constraint_rows`); each entry is one opaque term of the
 assembled equations. No runtime parameters: numbers are written into the expressions.
+Row ``r`` is labelled ``"<name>.row<r>"``.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import heyoka as hy
@@ -23,6 +24,7 @@ from ...expression_codec import (
     tree_from_legacy_pickle,
 )
 from ..validation import check_flag, check_name, field, list_field
+from . import fields
 from .base import Constraint, LoadContext, Row, RowContext, expression_text
 
 
@@ -38,7 +40,7 @@ def legacy_tree(text: Any, where: str) -> list:
         return tree_from_legacy_pickle(data)
     except (ValueError, binascii.Error) as exc:
         raise ValueError(f"{where}: not a valid encoded heyoka expression ({exc}); re-create "
-                         "the constraint with add_constraint and save the model again") from None
+                         "the constraint (a UserConstraint) and save the model again") from None
 
 _COORDS = ("x", "y", "th")
 _VELS = ("vx", "vy", "om")
@@ -75,9 +77,9 @@ def check_rows(exprs: Any, n_bars: int, velocity_level: bool, where: str = "expr
         unknown = sorted(used - allowed)
         if unknown:
             raise ValueError(
-                f"{where}[{r}]: unknown variables {unknown}; use model.coordinates(i)"
-                + (" and model.velocities(i)" if velocity_level else "")
-                + f" of the model's {n_bars} bars (and hy.time)")
+                f"{where}[{r}]: unknown variables {unknown}; use the coordinates"
+                + (" and velocities" if velocity_level else "")
+                + f" of the model's {n_bars} bars, model.variables(i), and hy.time")
         if hy.get_params(e):
             raise ValueError(f"{where}[{r}]: runtime parameters (hy.par) are not allowed in "
                              "user constraints; write the numbers")
@@ -106,8 +108,8 @@ def _check_moves(e: hy.expression, used: set[str], velocity_level: bool, where: 
     text = expression_text(e)
     if velocity_level and not wrt:
         raise ValueError(f"{where}: a velocity row must involve a velocity "
-                         f"(model.velocities(i)), got {text}; write position constraints with "
-                         "velocity_level=False")
+                         f"(model.variables(i)[1]), got {text}; write position constraints "
+                         "with velocity_level=False")
     raise ValueError(f"{where}: the expression {text} does not change with "
                      f"{', '.join(wrt)} (its derivatives are identically 0), so it constrains "
                      "nothing; write a row that restricts the motion")
@@ -118,18 +120,27 @@ class UserConstraint(Constraint):
     r"""Constraint rows given as heyoka expressions of the coordinates (and ``hy.time``).
 
     With ``velocity_level`` the rows are linear in the velocities,
-    :math:`A(q,t)\dot q + b = 0`.
+    :math:`A(q,t)\dot q + b = 0`. The rows are topology: remove the constraint and add
+    another to change them.
     """
 
-    exprs: list
-    name: str
-    velocity_level: bool = False
+    exprs: list = fields.data("rows", "the rows, heyoka expressions of model.variables(i) and "
+                              "hy.time, each = 0")
+    velocity_level: bool = fields.flag("velocity level", "the rows are velocity rows, linear "
+                                       "in the velocities", topology=True, default=False)
+    name: str | None = fields.name(default=None)
 
     kind = "user"
     collection = "user_constraints"
     title = "constraint"
+    prefix = "constraint"
     named = True
     has_name = True
+
+    def check(self, bodies: list, where: str) -> UserConstraint:
+        """Return the constraint with its rows checked (:func:`check_rows`; one row: a list)."""
+        return replace(self, exprs=check_rows(self.exprs, len(bodies), self.velocity_level,
+                                              f"{where}.exprs"))
 
     def bars_used(self) -> tuple[int, ...]:
         """Return the indices of the bodies the constraint touches."""
@@ -166,7 +177,7 @@ class UserConstraint(Constraint):
 
     def rows(self, ctx: RowContext) -> list[Row]:
         """Return the user's expressions as rows (holonomic, or velocity level)."""
-        return [Row(e, f"{self.name} · row {r}", None, r, self.velocity_level)
+        return [Row(e, f"{self.name}.row{r}", None, r, self.velocity_level)
                 for r, e in enumerate(self.exprs)]
 
     def group(self) -> dict:
@@ -174,27 +185,40 @@ class UserConstraint(Constraint):
         return {"velocity_level": self.velocity_level}
 
     def to_dict(self) -> dict:
-        """Return the constraint as plain JSON-ready data (read back by :meth:`from_dict`)."""
+        """Return the constraint as plain JSON-ready data (read back by :meth:`from_dict`).
+
+        The rows are written as expression trees under ``exprs`` and, for readers of the file,
+        as text under ``text`` (ignored when reading): the format of earlier versions, which
+        differs from one key per field.
+        """
         return {"name": self.name, "velocity_level": self.velocity_level,
                 "text": [str(e) for e in self.exprs],
                 "exprs": [encode_expression(e) for e in self.exprs]}
 
     @classmethod
     def from_dict(cls, d: Any, where: str, ctx: LoadContext) -> UserConstraint:
-        """Build the constraint from :meth:`to_dict` data; ValueError naming ``where`` on errors."""
+        """Build the constraint from :meth:`to_dict` data; ValueError naming ``where`` on errors.
+
+        The rows are checked as the API checks them (:func:`check_rows`); a version-1 file
+        holds them as pickles, read without unpickling (:func:`legacy_tree`).
+        """
         vel = check_flag(field(d, "velocity_level", where), f"{where}.velocity_level")
-        allowed = allowed_variables(ctx.n_bars, vel)
-        exprs = []
-        for r, item in enumerate(list_field(d, "exprs", where)):
-            w = f"{where}.exprs[{r}]"
-            if ctx.version == 1:
-                item = legacy_tree(item, w)
-            try:
-                exprs.append(ctx.expression(item, w, allowed))
-            except ValueError as exc:
-                if "not in the allowed" in str(exc) or "not allowed here" in str(exc):
-                    raise ValueError(f"{exc}; unknown variables for a model of {ctx.n_bars} "
-                                     "bars") from None
-                raise
-        exprs = check_rows(exprs, ctx.n_bars, vel, f"{where}.exprs")
-        return cls(exprs, check_name(field(d, "name", where), ctx.names, f"{where}.name"), vel)
+        exprs = [cls.row_from_file(item, f"{where}.exprs[{r}]", ctx, vel)
+                 for r, item in enumerate(list_field(d, "exprs", where))]
+        name = check_name(field(d, "name", where), ctx.names, f"{where}.name")
+        return cls(exprs=check_rows(exprs, ctx.n_bars, vel, f"{where}.exprs"),
+                   velocity_level=vel, name=name)
+
+    @classmethod
+    def row_from_file(cls, tree: Any, where: str, ctx: LoadContext, velocity_level: bool
+                      ) -> hy.expression:
+        """Decode one row of a file, of the variables of the file's bars only."""
+        if ctx.version == 1:
+            tree = legacy_tree(tree, where)
+        try:
+            return ctx.expression(tree, where, allowed_variables(ctx.n_bars, velocity_level))
+        except ValueError as exc:
+            if "not in the allowed" in str(exc) or "not allowed here" in str(exc):
+                raise ValueError(f"{exc}; unknown variables for a model of {ctx.n_bars} "
+                                 "bars") from None
+            raise

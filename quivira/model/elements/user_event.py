@@ -3,8 +3,8 @@
 They are located during a simulation and recorded on the trajectory (``traj.events``); a
 terminal one ends it.
 
-The function is a heyoka expression of ``hy.time``, the bars' coordinates and velocities
-(``model.coordinates(i)``, ``model.velocities(i)``) and named parameters; heyoka locates its
+The function is a heyoka expression of ``hy.time``, the bodies' coordinates and velocities
+(``model.variables(i)``) and named parameters; heyoka locates its
 zeros on the Taylor series of each step (to rounding, not to the output grid). ``direction``
 "up" counts only crossings where it increases, "down" where it decreases, "any" both.
 """
@@ -16,9 +16,8 @@ from typing import Any
 
 import heyoka as hy
 
-from ..._repr import short_repr
-from ..validation import check_flag, check_name, field
-from .actuators import check_law, law_from_file
+from . import fields
+from .actuators import WithLaws, check_law
 from .base import Element, EventActions, EventSpec, LoadContext, RowContext
 
 DIRECTIONS = ("any", "up", "down")
@@ -32,31 +31,40 @@ def _check_moves(e: hy.expression, where: str) -> hy.expression:
 
 
 @dataclass
-class UserEvent(Element):
+class UserEvent(WithLaws, Element):
     """An event ``expr = 0`` (see the module docstring)."""
 
-    expr: Any
-    name: str
-    direction: str = "any"
-    terminal: bool = False
+    expr: Any = fields.law("expression", "", "the function whose zeros are the events")
+    direction: str = fields.choice("direction", DIRECTIONS, "the crossings that count: "
+                                   "increasing (up), decreasing (down) or both (any)",
+                                   default="any")
+    terminal: bool = fields.flag("terminal", "the first crossing ends the simulation",
+                                 topology=True, default=False)
+    name: str | None = fields.name(default=None)
 
     kind = "event"
     collection = "events"
     title = "event"
+    prefix = "event"
     has_name = True
 
     @classmethod
-    def create(cls, expr: Any, name: str, direction: Any, terminal: Any, n_bars: int,
-               parameters: list[str]) -> UserEvent:
-        """Build a validated event (arguments as ``add_event``)."""
-        if not isinstance(expr, hy.expression):
-            raise TypeError(f"{name}: expr must be a heyoka expression, got "
-                            f"{type(expr).__name__}")
-        e = _check_moves(check_law(expr, n_bars, parameters, f"{name}: expr"), name)
-        if direction not in DIRECTIONS:
-            raise ValueError(f"{name}: direction must be one of {DIRECTIONS}, got "
-                             f"{short_repr(direction)}")
-        return cls(e, name, direction, check_flag(terminal, f"{name}: terminal"))
+    def law_from_api(cls, value: Any, where: str, n_bars: int,
+                     parameters: list[str] | None) -> hy.expression:
+        """Return the event function checked: a heyoka expression of the state or the time."""
+        if not isinstance(value, hy.expression):
+            raise TypeError(f"{where} must be a heyoka expression, got {type(value).__name__}")
+        return _check_moves(check_law(value, n_bars, parameters, where), where)
+
+    @classmethod
+    def law_from_file(cls, tree: Any, where: str, ctx: LoadContext) -> hy.expression:
+        """Return the event function of a file, checked as :meth:`law_from_api` checks it."""
+        return _check_moves(super().law_from_file(tree, where, ctx), where)
+
+    @classmethod
+    def text_key(cls, law: str) -> str:
+        """Return the file key of the expression's readable text, ``"text"``."""
+        return "text"
 
     def bars_used(self) -> tuple[int, ...]:
         """Return the bodies the event touches."""
@@ -94,21 +102,3 @@ class UserEvent(Element):
         act.record("event")
         if self.terminal:
             act.stop()
-
-    def to_dict(self) -> dict:
-        """Return the event as plain JSON-ready data (read back by :meth:`from_dict`)."""
-        from ...expression_codec import encode_expression
-
-        return {"name": self.name, "expr": encode_expression(self.expr),
-                "text": str(self.expr), "direction": self.direction, "terminal": self.terminal}
-
-    @classmethod
-    def from_dict(cls, d: Any, where: str, ctx: LoadContext) -> UserEvent:
-        """Build the event from :meth:`to_dict` data; ValueError naming ``where`` on errors."""
-        direction = field(d, "direction", where)
-        if direction not in DIRECTIONS:
-            raise ValueError(f"{where}.direction: expected one of {DIRECTIONS}")
-        expr = law_from_file(field(d, "expr", where), f"{where}.expr", ctx)
-        return cls(_check_moves(expr, f"{where}.expr"),
-                   check_name(field(d, "name", where), ctx.names, f"{where}.name"), direction,
-                   check_flag(field(d, "terminal", where), f"{where}.terminal"))

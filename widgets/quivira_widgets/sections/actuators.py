@@ -26,7 +26,7 @@ from quivira import BarJointModel
 from .. import _laws as laws
 from .. import _specs as spec
 from .._fields import NumberField
-from .._modelinfo import nice
+from .._modelinfo import by_collection, nice
 from .base import GROUND, NEW, ItemSection, bar_dropdown, row
 
 #: the value keys of a law, and whether the field shows degrees
@@ -110,7 +110,7 @@ class ActuatorsSection(ItemSection):
     # ------------------------------------------------------------------ items
     def items(self) -> list:
         """Return the actuators of the model listed by the section."""
-        el = self.model.elements
+        el = by_collection(self.model)
         return ([("force", a) for a in el.get("force_actuators", [])]
                 + [("torque", a) for a in el.get("torque_actuators", [])])
 

@@ -38,7 +38,7 @@ import ipywidgets as widgets
 from quivira import BarJointModel
 
 from .._fields import NumberField, NumberSpec, OptionalNumberField
-from .._modelinfo import nice
+from .._modelinfo import by_collection, nice
 from .base import GROUND, NEW, STYLE, ItemSection, button, hint, row
 from .bodies import body_label
 
@@ -311,7 +311,7 @@ class BodyJointsSection(ItemSection):
     # ------------------------------------------------------------------ items
     def items(self) -> list:
         """Return the elements as ``(kind, element)`` pairs, kind by kind."""
-        el = self.model.elements
+        el = by_collection(self.model)
         return [(k, e) for k, _, coll in KINDS for e in el.get(coll, [])]
 
     def _name(self, body: int | None, bars: list | None = None) -> str:

@@ -39,7 +39,7 @@ from quivira import BarJointModel
 
 from .. import _specs as spec
 from .._fields import NumberField, OptionalNumberField
-from .._modelinfo import nice
+from .._modelinfo import by_collection, nice
 from .base import GROUND, NEW, STYLE, ItemSection, bar_dropdown, hint, row
 
 #: the kinds: (key, button label, model collection)
@@ -183,7 +183,7 @@ class SlidersSection(ItemSection):
     # ------------------------------------------------------------------ items
     def items(self) -> list:
         """Return the sliders and contacts of the model listed by the section."""
-        el = self.model.elements
+        el = by_collection(self.model)
         return [(k, e) for k, _, coll in KINDS for e in el.get(coll, [])]
 
     def item_label(self, k: int, item) -> str:

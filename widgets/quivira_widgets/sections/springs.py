@@ -26,7 +26,7 @@ from quivira import BarJointModel
 
 from .. import _specs as spec
 from .._fields import NumberField, OptionalNumberField
-from .._modelinfo import nice
+from .._modelinfo import by_collection, nice
 from .base import GROUND, NEW, ItemSection, bar_dropdown, hint, row
 
 KINDS = (("spring-damper", "spring"), ("torsional spring", "torsion"))
@@ -151,7 +151,7 @@ class SpringsSection(ItemSection):
     # ------------------------------------------------------------------ items
     def items(self) -> list:
         """Return the springs of the model listed by the section."""
-        el = self.model.elements
+        el = by_collection(self.model)
         return ([("spring", sp) for sp in el.get("springs", [])]
                 + [("torsion", ts) for ts in el.get("torsional_springs", [])])
 
