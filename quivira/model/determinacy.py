@@ -125,15 +125,19 @@ class Determinacy:
         return [lb for lb, ok in zip(self.labels, self.determinate) if not ok]
 
     def _vector(self, combination: Any) -> np.ndarray:
+        r"""Return the coefficients ``c`` of :math:`c^T\lambda`, one per multiplier, checked."""
+        from .validation import check_real, real_array
+
         if isinstance(combination, dict):
             c = np.zeros(len(self.labels))
             for label, coef in combination.items():
                 if label not in self.labels:
                     raise ValueError(f"no multiplier is labelled {label!r}; labels are "
                                      f"{self.labels}")
-                c[self.labels.index(label)] += float(coef)
+                c[self.labels.index(label)] += check_real(coef, f"combination[{label!r}]")
             return c
-        c = np.asarray(combination, dtype=float)
+        c = real_array(combination, "combination",
+                       "a sequence of one number per multiplier or a dict {label: number}")
         if c.shape != (len(self.labels),):
             raise ValueError(f"combination: expected {len(self.labels)} coefficients (one per "
                              f"multiplier) or a dict {{label: coefficient}}, got shape {c.shape}")
@@ -145,7 +149,7 @@ class Determinacy:
         Parameters
         ----------
         combination : dict or array_like
-            ``{label: coefficient}`` (e.g. ``{"support 0 · x": 1, "support 1 · x": 1}``) or
+            ``{label: coefficient}`` (e.g. ``{"support0.x": 1, "support1.x": 1}``) or
             one coefficient per multiplier; :meth:`reaction_combination` gives those of a
             reaction component.
         """
@@ -221,9 +225,10 @@ def analyse(J: np.ndarray, labels: list[str], coordinate_names: list[str],
     if k:
         rng = np.random.default_rng(12345)  # a fixed seed: the same basis every time
         U = f.project_to_null(rng.normal(size=(n, k)))
-        W = U / weights[:, None] if weights is not None else U
-        Q, _ = np.linalg.qr(W)  # orthonormal in the weighted metric
-        U = Q * (weights[:, None] if weights is not None else 1.0)
+        # orthonormal in the metric |w u|: (x', y', L θ') per bar, the ends' displacement
+        w = np.ones(n) if weights is None else np.asarray(weights, dtype=float)
+        Q, _ = np.linalg.qr(U * w[:, None])
+        U = Q / w[:, None]
     else:
         U = np.zeros((n, 0))
     status = _second_order(U, S, second_order, holonomic)
