@@ -302,7 +302,8 @@ def of_model(sim, data, state: np.ndarray | None, t: float = 0.0,
                          + ", ".join(f"{cs.labels[i]} off by {F[i]:.3g}" for i in bad[:4])
                          + "); call model.assemble() or give a state on the constraints")
     active = np.nonzero(sim.active_rows(data, cs))[0]
-    labels = [cs.labels[i] for i in active]
+    all_labels = cs.labels  # built on each access: read once
+    labels = [all_labels[i] for i in active]
     where = {int(r): j for j, r in enumerate(active)}
     rmap = []
     for key, terms in cs.assembly.collected.reaction_map:
@@ -310,15 +311,19 @@ def of_model(sim, data, state: np.ndarray | None, t: float = 0.0,
                 if c in where and not isinstance(ax, (tuple, list))]
         if kept:
             rmap.append((key, kept))
-    fn = cs.extra.get("Jdqd")
-    if fn is None:
-        from .._entries import as_expression
+    def jdqd():
+        # compiled on first use: only a pose with both mechanisms and self-stresses needs it
+        fn = cs.extra.get("Jdqd")
+        if fn is None:
+            from .._entries import as_expression
 
-        exprs = [as_expression(e) for e in cs.parts.Jdqd[:k]] or [hy.expression(0.0)]
-        fn = hy.cfunc(exprs, vars=[*cs.q, *cs.qd], **cs.cfunc_options)
-        cs.extra["Jdqd"] = fn
+            exprs = [as_expression(e) for e in cs.parts.Jdqd[:k]] or [hy.expression(0.0)]
+            fn = hy.cfunc(exprs, vars=[*cs.q, *cs.qd], **cs.cfunc_options)
+            cs.extra["Jdqd"] = fn
+        return fn
 
     def second_order(u: np.ndarray) -> np.ndarray:
+        fn = jdqd()
         kw = {"pars": pars[: fn.nparams]} if fn.nparams else {}
         if fn.is_time_dependent:
             kw["time"] = t
