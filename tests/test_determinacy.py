@@ -71,18 +71,31 @@ def checked_jacobian(model) -> np.ndarray:
     the coordinates must be ``x_i, y_i, th_i`` per bar.
     """
     Jo, labels = oracle_jacobian(model)
-    mx = model.matrices()
-    assert sorted(mx.labels) == sorted(labels)
+    det = model.determinacy()
+    Jm = model_jacobian(model)
+    assert sorted(det.labels) == sorted(labels)
     n = Jo.shape[1]
-    names = [f"{c}{i}" for i in range(n // 3) for c in ("x", "y", "th")]
-    assert model.determinacy().coordinate_names == names
+    assert det.coordinate_names == [f"{c}{i}" for i in range(n // 3) for c in ("x", "y", "th")]
     out = np.empty_like(Jo)
-    for i, label in enumerate(mx.labels):
+    for i, label in enumerate(det.labels):
         row = Jo[labels.index(label)]
-        sign = 1.0 if float(row @ mx.J[i]) >= 0.0 else -1.0
+        sign = 1.0 if float(row @ Jm[i]) >= 0.0 else -1.0
         out[i] = sign * row
-    np.testing.assert_allclose(mx.J, out, atol=1e-12)
+    np.testing.assert_allclose(Jm, out, atol=1e-12)
     return out
+
+
+def model_jacobian(model) -> np.ndarray:
+    """The model's J at its initial state, by its compiled code, rows switched on only."""
+    from quivira.model.compiled import evaluate_geometry
+
+    sim, data = model._simulator, model._data
+    cs = sim.compiled(data)
+    x = np.asarray(model.get_initial_state())
+    n = data.n_coordinates()
+    _, J = evaluate_geometry(cs, x[:n], sim.parameters(data, cs, stabilized=False), 0.0,
+                             qd=x[n:])
+    return J[np.nonzero(sim.active_rows(data, cs))[0]]
 
 
 def numpy_nulls(J: np.ndarray, rtol: float = 1e-9):
@@ -253,6 +266,60 @@ def test_rank_null_spaces_and_self_stresses_against_numpy_svd(name):
     assert len(dep) == m - r
     keep = np.delete(np.arange(m), dep)
     assert np.linalg.matrix_rank(J[keep]) == r  # the dropped rows are the redundant ones
+
+
+def _a02_at(n: int, phi: float):
+    """IFToMM A02 with every crank at ``phi`` from the +x axis (0: the flat pose)."""
+    model = examples.iftomm_a02(n)
+    for i in range(n + 1):
+        model.set_init_bar_attitude(2 * i, i + 0.5 * math.cos(phi), 0.5 * math.sin(phi), phi)
+        if i < n:
+            model.set_init_bar_attitude(2 * i + 1, i + math.cos(phi) + 0.5, math.sin(phi), 0.0)
+    return model
+
+
+@pytest.mark.parametrize("phi", [0.0, 0.9])
+def test_a02_flat_pose_loses_n_ranks_into_n_self_stresses(phi):
+    """Flat, the n parallelograms' cranks are collinear with their couplers: J loses n
+    ranks, each a mechanism and a self-stress (numpy's SVD on the geometric J decides)."""
+    n = 3
+    model = _a02_at(n, phi)
+    J = checked_jacobian(model)
+    r, N, Nt = numpy_nulls(J)
+    det = model.determinacy()
+    assert r == (6 * n + 2 - n if phi == 0.0 else 6 * n + 2)
+    assert (det.rank, det.mobility, det.n_self_stresses) == (r, J.shape[1] - r, J.shape[0] - r)
+    np.testing.assert_allclose(projector(det.self_stresses), Nt @ Nt.T, atol=1e-9)
+    np.testing.assert_allclose(projector(det.mechanisms), N @ N.T, atol=1e-9)
+    assert not det.near_singular
+
+
+def test_a02_a_hair_from_flat_is_reported_near_singular():
+    """At 1e-4 rad from the flat pose the rank is the generic one, but a dependent row is
+    only 1e-4 from the span of the others: the verdict must say the pose is near-singular."""
+    J = checked_jacobian(_a02_at(3, 1e-4))
+    det = _a02_at(3, 1e-4).determinacy()
+    assert det.rank == np.linalg.matrix_rank(J) == 6 * 3 + 2
+    assert det.near_singular
+    assert det.smallest_kept < 1e3 * det.pivot_tol
+
+
+def test_self_stresses_of_a_256_bar_tower_are_accurate_enough_to_judge_combinations():
+    """The Gram matrix squares the condition of J (smallest singular value 1e-4 here): the
+    self-stresses must still satisfy J^T s = 0 to rounding, match numpy's null(J^T), and
+    every combination in range(J) (a column of J, J v) must be judged determinate."""
+    model = _scissor_supported(128, [(255, 0.5, False, False), (254, 0.5, True, False)])
+    J = checked_jacobian(model)
+    r, _, Nt = numpy_nulls(J)
+    det = model.determinacy()
+    assert (det.rank, det.n_self_stresses) == (r, 2)
+    S = det.self_stresses
+    assert np.all(np.linalg.norm(J.T @ S, axis=0) <= 1e-13 * np.linalg.norm(S, axis=0))
+    np.testing.assert_allclose(projector(S), Nt @ Nt.T, atol=1e-10)
+    rng = np.random.default_rng(7)
+    assert all(det.is_determinate(J @ rng.normal(size=J.shape[1])) for _ in range(20))
+    assert all(det.is_determinate(J[:, j]) for j in range(J.shape[1]))
+    assert not det.is_determinate(Nt[:, 0] + J[:, 0])
 
 
 @pytest.mark.parametrize("name", ["four_bar", "double_four_bar_redundant", "chain3"])
