@@ -876,6 +876,50 @@ class bar_joint_model:  # noqa: N801 - API name
         state = real_array(state, "state", "a sequence of real numbers")
         return self._simulator.check(self._data, self.tolerance, state, t)
 
+    def determinacy(self, state: Sequence[float] | None = None, *, t: float = 0.0):
+        r"""Which multipliers rigid-body mechanics determines at a pose, and why not the others.
+
+        The rank of :math:`J` (pivot tolerance and margins reported), the mechanisms (null
+        space of :math:`J`, with which extend to a finite motion where a second-order test
+        decides), the states of self-stress (:math:`J^T s = 0`), and per multiplier and per
+        reaction component whether it is determinate; any linear combination can be asked
+        (:meth:`~quivira.model.determinacy.Determinacy.is_determinate`). See
+        :mod:`quivira.model.determinacy`.
+
+        Parameters
+        ----------
+        state : array_like, optional
+            ``[q, qd]`` on the constraints (default: the initial state).
+        t : float
+            Time (for rows that depend on it).
+
+        Examples
+        --------
+        A bar pinned at both ends: the vertical reactions are determinate, the horizontal
+        ones only through their sum.
+
+        >>> import quivira
+        >>> model = quivira.bar_joint_model()
+        >>> model.add_bar_at_attitude(0.5, 0.0, 0.0, 1.0, 1.0)
+        0
+        >>> model.add_support(0, -0.5, fixed_x=True, fixed_y=True)
+        0
+        >>> model.add_support(0, 0.5, fixed_x=True, fixed_y=True)
+        1
+        >>> det = model.determinacy()
+        >>> det.n_self_stresses, det.mobility
+        (1, 0)
+        >>> [(r.x, r.y) for r in det.reactions]
+        [(False, True), (False, True)]
+        >>> det.is_determinate(det.reaction_combination("support", 0, axis="x")
+        ...                    + det.reaction_combination("support", 1, axis="x"))
+        True
+        """
+        from .determinacy import of_model
+
+        x = None if state is None else real_array(state, "state", "a sequence of numbers")
+        return of_model(self._simulator, self._data, x, check_real(t, "t"))
+
     def degrees_of_freedom(self) -> int:
         r""":math:`n - \operatorname{rank} J` at the initial pose."""
         return self._simulator.degrees_of_freedom(self._data)
