@@ -229,6 +229,17 @@ def _legacy(data: ModelData, name: Any) -> str | None:
     return None
 
 
+def canonical(data: ModelData, name: Any) -> str | None:
+    """Return the canonical name of ``name`` (itself if canonical), or None if it names nothing.
+
+    No warning: for code that keeps its own spelling of a name and accepts the canonical one
+    too (sensitivity variables, continuation parameters).
+    """
+    if isinstance(name, str) and name in {n.name for n in parameters(data)}:
+        return name
+    return _legacy(data, name)
+
+
 def lookup(data: ModelData, name: Any, what: str = "name") -> Name:
     """Return the :class:`Name` called ``name``.
 

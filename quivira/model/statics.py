@@ -59,7 +59,7 @@ from .compiled import CompiledSystem, NonFiniteConstraintError, evaluate_geometr
 from .data import ModelData
 from .elements import BY_KIND
 from .linearize import partition, tangent_basis
-from .names import row_index
+from .names import canonical, row_index
 from .symbolic import RUN_PARAMETERS, parameter_layout
 from .trajectory import ReactionForce, reactions_from_multipliers
 from .validation import check_positive, real_array
@@ -134,6 +134,11 @@ def resolve_parameter(data: ModelData, parameter: Any) -> tuple[str, Any]:
             if label(k) == parameter or (k[0] == "param" and k[-1] == parameter):
                 found = k
                 break
+        else:  # the canonical name of the model: "force0.fy", "spring1.l0"
+            for k in settable:
+                if k[0] != "param" and canonical(data, label(k)) == parameter:
+                    found = k
+                    break
     else:
         raise TypeError("parameter must be a string such as 'g', 'force 0 · fy' or the name of "
                         f"a named parameter, or a key tuple, got {short_repr(parameter)}")

@@ -30,6 +30,7 @@ act through the initial values of the variational equations (see :mod:`.engine`)
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import heyoka as hy
@@ -37,6 +38,7 @@ import numpy as np
 
 from ..model.data import Bar, ModelData, _Body
 from ..model.elements import Parameter
+from ..model.names import canonical
 from ..model.symbolic import coordinate_names, parameter_layout
 
 #: element parameter names that are never differentiation variables (switches, and the
@@ -180,6 +182,11 @@ def resolve(data: ModelData, wrt) -> list[Variable]:
     if not names:
         raise ValueError("wrt: give at least one name to differentiate with respect to")
     by_name = {v.name: v for v in available(data)}
+    # the canonical names of the model ("spring0.k", "bar1.mass", "bar0.theta") name them too
+    for v in list(by_name.values()):
+        c = canonical(data, v.name)
+        if c is not None and c not in by_name:
+            by_name[c] = v
     out = []
     for nm in names:
         if not isinstance(nm, str):
@@ -187,9 +194,10 @@ def resolve(data: ModelData, wrt) -> list[Variable]:
         if nm not in by_name:
             valid = ", ".join(repr(k) for k in by_name)
             raise ValueError(f"wrt: unknown name {nm!r}; valid names: {valid}")
-        if any(v.name == nm for v in out):
+        var = by_name[nm]
+        if any((v.kind, v.index) == (var.kind, var.index) for v in out):
             raise ValueError(f"wrt: {nm!r} is named twice")
-        out.append(by_name[nm])
+        out.append(dataclasses.replace(var, name=nm))  # results use the spelling given
     return out
 
 
