@@ -229,13 +229,16 @@ def _legacy(data: ModelData, name: Any) -> str | None:
     return None
 
 
-def canonical(data: ModelData, name: Any) -> str | None:
+def canonical(data: ModelData, name: Any, known: set[str] | None = None) -> str | None:
     """Return the canonical name of ``name`` (itself if canonical), or None if it names nothing.
 
     No warning: for code that keeps its own spelling of a name and accepts the canonical one
-    too (sensitivity variables, continuation parameters).
+    too (sensitivity variables, continuation parameters). ``known``: the canonical names of
+    ``data`` (``{n.name for n in parameters(data)}``), when the caller asks for many names.
     """
-    if isinstance(name, str) and name in {n.name for n in parameters(data)}:
+    if known is None:
+        known = {n.name for n in parameters(data)}
+    if isinstance(name, str) and name in known:
         return name
     return _legacy(data, name)
 

@@ -60,6 +60,7 @@ from .data import ModelData
 from .elements import BY_KIND
 from .linearize import partition, tangent_basis
 from .names import canonical, row_index
+from .names import parameters as model_parameters
 from .symbolic import RUN_PARAMETERS, parameter_layout
 from .trajectory import ReactionForce, reactions_from_multipliers
 from .validation import check_positive, real_array
@@ -135,8 +136,9 @@ def resolve_parameter(data: ModelData, parameter: Any) -> tuple[str, Any]:
                 found = k
                 break
         else:  # the canonical name of the model: "force0.fy", "spring1.l0"
+            known = {n.name for n in model_parameters(data)}
             for k in settable:
-                if k[0] != "param" and canonical(data, label(k)) == parameter:
+                if k[0] != "param" and canonical(data, label(k), known) == parameter:
                     found = k
                     break
     else:

@@ -39,6 +39,7 @@ import numpy as np
 from ..model.data import Bar, ModelData, _Body
 from ..model.elements import Parameter
 from ..model.names import canonical
+from ..model.names import parameters as model_parameters
 from ..model.symbolic import coordinate_names, parameter_layout
 
 #: element parameter names that are never differentiation variables (switches, and the
@@ -182,11 +183,13 @@ def resolve(data: ModelData, wrt) -> list[Variable]:
     if not names:
         raise ValueError("wrt: give at least one name to differentiate with respect to")
     by_name = {v.name: v for v in available(data)}
-    # the canonical names of the model ("spring0.k", "bar1.mass", "bar0.theta") name them too
-    for v in list(by_name.values()):
-        c = canonical(data, v.name)
-        if c is not None and c not in by_name:
-            by_name[c] = v
+    if any(isinstance(nm, str) and nm not in by_name for nm in names):
+        # the canonical names of the model ("spring0.k", "bar1.mass", "bar0.theta") too
+        known = {n.name for n in model_parameters(data)}
+        for v in list(by_name.values()):
+            c = canonical(data, v.name, known)
+            if c is not None and c not in by_name:
+                by_name[c] = v
     out = []
     for nm in names:
         if not isinstance(nm, str):
