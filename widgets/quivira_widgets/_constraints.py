@@ -46,24 +46,22 @@ def force_target(model, label: str) -> ForceTarget | None:
     """
     from quivira.elements import PinJoint, Support
 
-    from ._modelinfo import by_collection
-
     name, _, rest = str(label).partition(".")
     if model is None or not rest:
         return None
-    element = model.elements.get(name)
-    if isinstance(element, PinJoint):
-        bar_part = next((_BAR.fullmatch(p) for p in rest.split(".") if _BAR.fullmatch(p)),
-                        None)
-        if bar_part is None or int(bar_part.group(1)) not in element.bars:
-            return None
-        b = int(bar_part.group(1))
-        j = [e.name for e in by_collection(model)["joints"]].index(name)
-        return ForceTarget("joint", j, b, float(element.s[list(element.bars).index(b)]), name)
+    elements = model.elements  # one read per call: the view asks at every frame drawn
+    element = elements.get(name)
+    if not isinstance(element, (PinJoint, Support)):
+        return None
+    # the element's position among its kind: the index of its reaction in the trajectory
+    k = [nm for nm, e in elements.items() if type(e) is type(element)].index(name)
     if isinstance(element, Support):
-        k = [e.name for e in by_collection(model)["supports"]].index(name)
         return ForceTarget("support", k, int(element.bar), float(element.s), name)
-    return None
+    bar_part = next((_BAR.fullmatch(p) for p in rest.split(".") if _BAR.fullmatch(p)), None)
+    if bar_part is None or int(bar_part.group(1)) not in element.bars:
+        return None
+    b = int(bar_part.group(1))
+    return ForceTarget("joint", k, b, float(element.s[list(element.bars).index(b)]), name)
 
 
 def force_from_trajectory(trajectory, target: ForceTarget, frame: int) -> np.ndarray | None:
