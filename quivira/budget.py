@@ -14,11 +14,18 @@ arguments, ``max_steps`` and ``max_wall_s``, and checks them the same way, throu
   may stop a run; it never changes its steps.
 * Outputs are sized **before any work** (:func:`check_output_bytes`), against one limit,
   :data:`MAX_OUTPUT_BYTES`, with a message that names what to reduce.
+* Ctrl-C cannot be lost. Python raises ``KeyboardInterrupt`` wherever the main thread happens
+  to be, and where that is a finalizer, a callback or code that swallows exceptions, the
+  interrupt is gone and a loop of hours goes on. While a long call runs
+  (:func:`interrupts_polled`), SIGINT also leaves a mark that :meth:`Budget.exceeded` reads
+  between chunks: an interrupt that was swallowed is raised again there, in the loop's own
+  frame, which turns it into a result so far.
 """
 
 from __future__ import annotations
 
 import math
+import signal
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -110,6 +117,74 @@ def decomposition_cost(ta) -> float:
     return len(ta.decomposition) / 5.0
 
 
+# ---------------------------------------------------------------------- Ctrl-C
+class _Interrupts:
+    """The SIGINT handler of the long calls running in the main thread (see the module)."""
+
+    depth = 0  # long calls running in the main thread, nested
+    previous: Any = None  # the handler before the outermost one started (None: not ours)
+    pending = False  # a SIGINT that no loop has turned into a result yet
+
+
+def _on_sigint(signum: int, frame: Any) -> None:
+    """Mark the interrupt as pending, then raise it as Python's default handler does."""
+    _Interrupts.pending = True
+    signal.default_int_handler(signum, frame)
+
+
+def _in_main_thread() -> bool:
+    return threading.current_thread() is threading.main_thread()
+
+
+@contextmanager
+def interrupts_polled() -> Iterator[None]:
+    """Run a long call so that its loops see every Ctrl-C, even one that was swallowed.
+
+    In the main thread, while Python's default SIGINT handler is in place (a script, a
+    notebook kernel), SIGINT still raises ``KeyboardInterrupt`` at once and also marks the
+    interrupt as pending; :meth:`Budget.exceeded`, between chunks, raises a pending interrupt
+    again in the loop's frame (:func:`raise_pending_interrupt`). The previous handler is back
+    when the outermost long call returns. Elsewhere (other threads, a handler of the user's
+    own) nothing changes. Also a decorator.
+    """
+    if not _in_main_thread():
+        yield
+        return
+    if _Interrupts.depth == 0:
+        current = signal.getsignal(signal.SIGINT)
+        if current is signal.default_int_handler:
+            signal.signal(signal.SIGINT, _on_sigint)
+            _Interrupts.previous = current
+        _Interrupts.pending = False
+    _Interrupts.depth += 1
+    try:
+        yield
+    finally:
+        _Interrupts.depth -= 1
+        if _Interrupts.depth == 0:
+            if _Interrupts.previous is not None:
+                signal.signal(signal.SIGINT, _Interrupts.previous)
+                _Interrupts.previous = None
+            _Interrupts.pending = False
+
+
+def interrupt_seen() -> None:
+    """Say that a ``KeyboardInterrupt`` reached a loop (it is not raised again)."""
+    if _in_main_thread():
+        _Interrupts.pending = False
+
+
+def raise_pending_interrupt() -> None:
+    """Raise ``KeyboardInterrupt`` if a Ctrl-C was swallowed before reaching a loop.
+
+    Called between chunks by :meth:`Budget.exceeded` (main thread only).
+    """
+    if _Interrupts.pending and _in_main_thread():
+        _Interrupts.pending = False
+        raise KeyboardInterrupt("Ctrl-C (raised again between chunks: it had been swallowed "
+                                "where it first arrived)")
+
+
 @dataclass
 class Budget:
     """The budgets of one long call, and how much of them is used.
@@ -158,12 +233,16 @@ class Budget:
                  ) -> str | None:
         """Return why the call must stop now (a sentence), or None.
 
+        Raises ``KeyboardInterrupt`` for a Ctrl-C that was swallowed since the long call
+        started (:func:`interrupts_polled`), so that the loop ends as on any Ctrl-C.
+
         ``t`` is the simulated time reached, quoted in the sentence. Calls that loop over
         something other than time say where they are with ``at`` (e.g. ``"at g = 3.5"``),
         what to do instead of simulating a shorter time with ``shorter`` (e.g. ``"follow a
         shorter range of values"``) and what they count as steps with ``unit`` (e.g.
         ``"Newton iterations"``).
         """
+        raise_pending_interrupt()
         if at is None:
             at = "" if t is None else f"at t = {t:.6g} s"
         at = f" {at}" if at else ""
@@ -221,6 +300,7 @@ def propagate_grid(ta, grid: np.ndarray, budget: Budget, cost: float
                     "non-finite state" if outcome == hy.taylor_outcome.err_nf_state
                     else f"integrator stopped ({outcome})")
     except KeyboardInterrupt as exc:
+        interrupt_seen()
         exc.states = np.array(rows)
         raise
     return np.array(rows), outcome, None
@@ -257,6 +337,7 @@ def partial_on_interrupt(what: str, where: Callable[[], str],
     except KeyboardInterrupt:
         from .model.trajectory import SimulationInterrupted
 
+        interrupt_seen()
         at = where()
         raise SimulationInterrupted(math.nan, result=partial(f"interrupted {at}"), message=(
             f"{what} interrupted {at}; what it computed up to then is in .result of this "

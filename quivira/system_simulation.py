@@ -40,6 +40,8 @@ from .budget import (
     Budget,
     check_output_bytes,
     decomposition_cost,
+    interrupt_seen,
+    interrupts_polled,
     propagate_grid,
 )
 from .lagrangian import assemble_eom, find_constrained_accelerations
@@ -69,6 +71,7 @@ def _dense(rows: list, n: int) -> np.ndarray:
     return out
 
 
+@interrupts_polled()
 def simulate_system(lagrangian: hy.expression, F: Sequence, q: Sequence, qd: Sequence,
                     t_end: float, initial_state: Sequence[float], *, Q_nc: Any = None,
                     velocity_constraints: Sequence | None = None, n_points: int = 201,
@@ -265,6 +268,7 @@ def simulate_system(lagrangian: hy.expression, F: Sequence, q: Sequence, qd: Seq
     try:
         states, outcome, stop = propagate_grid(ta, grid, budget, decomposition_cost(ta))
     except KeyboardInterrupt as exc:
+        interrupt_seen()
         raise SimulationInterrupted(float(ta.time), trajectory(exc.states)) from None
     if stop is not None and outcome not in (hy.taylor_outcome.time_limit,
                                             hy.taylor_outcome.step_limit):

@@ -31,7 +31,7 @@ import heyoka as hy
 import numpy as np
 
 from .._repr import short_repr
-from ..budget import Budget
+from ..budget import Budget, interrupts_polled
 from ..lagrangian import assemble_eom, eom_result
 from . import names, persistence
 from .data import Bar, ModelData
@@ -1371,6 +1371,7 @@ class bar_joint_model:  # noqa: N801 - API name
         return statics.equilibrium(prob, q0, tol=tol, max_iter=max_iter,
                                    axial=lambda q, lam: self._axial_forces(prob, q, lam))
 
+    @interrupts_polled()
     def equilibrium_path(self, parameter: Any, values: Sequence[float], *,
                          q_guess: Sequence[float] | None = None, tol: float = 1e-10,
                          max_points: int = 2000, max_step: float | None = None,
@@ -1457,6 +1458,7 @@ class bar_joint_model:  # noqa: N801 - API name
         return mobility(data, cs, pars, Simulator.active_rows(data, cs),
                         self._pose(q, "mobility"), t)
 
+    @interrupts_polled()
     def kinematic_sweep(self, driver: Any, values: Sequence[float], *,
                         q_start: Sequence[float] | None = None,
                         singular_threshold: float = 1e-6, max_steps: int = DEFAULT_MAX_STEPS,

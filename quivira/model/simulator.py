@@ -29,7 +29,14 @@ from typing import Any
 import heyoka as hy
 import numpy as np
 
-from ..budget import DEFAULT_MAX_STEPS, DEFAULT_MAX_WALL_S, MAX_OUTPUT_BYTES, Budget
+from ..budget import (
+    DEFAULT_MAX_STEPS,
+    DEFAULT_MAX_WALL_S,
+    MAX_OUTPUT_BYTES,
+    Budget,
+    interrupt_seen,
+    interrupts_polled,
+)
 from ..budget import check_output_bytes as _check_output_bytes
 from . import contacts
 from . import geometry as geo
@@ -485,6 +492,7 @@ class Simulator:
         return state
 
     # ------------------------------------------------------------------ simulation
+    @interrupts_polled()
     def simulate(self, data: ModelData, tolerance: float, t_end: float, n_points: int = 201,
                  *, tol: float | None = None, projection: bool = False,
                  singular_threshold: float = 1e-8, purpose: str = "interactive",
@@ -537,6 +545,7 @@ class Simulator:
             try:
                 run.propagate()
             except KeyboardInterrupt:
+                interrupt_seen()
                 traj = run.trajectory()
                 raise SimulationInterrupted(run.last_t, traj) from None
             traj = run.trajectory()

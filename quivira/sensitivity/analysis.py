@@ -21,6 +21,8 @@ from ..budget import (
     Budget,
     check_output_bytes,
     decomposition_cost,
+    interrupt_seen,
+    interrupts_polled,
     propagate_grid,
 )
 from ..model.compiled import evaluate_geometry, evaluate_outputs
@@ -216,6 +218,7 @@ def _project(cs, full: np.ndarray, state: np.ndarray, dep_q: list[int], dep_v: l
     return x
 
 
+@interrupts_polled()
 def sensitivities(model, t_end: float, wrt: str | Sequence[str], order: int = 1,
                   outputs: str | Sequence[str] = ("state", "energy"), n_points: int = 201,
                   *, tol: float | None = None, at: Mapping | Sequence | None = None,
@@ -375,6 +378,7 @@ def sensitivities(model, t_end: float, wrt: str | Sequence[str], order: int = 1,
             else:
                 states, outcome, stop = propagate_grid(ta, grid, budget, vs.step_cost)
         except KeyboardInterrupt as exc:
+            interrupt_seen()
             states = exc.states
             states[0] = init
             t_reached = float(ta.time)

@@ -33,6 +33,7 @@ import concurrent.futures as cf
 import threading
 from typing import Any
 
+from ..budget import interrupt_seen, raise_pending_interrupt
 from .batch import run_block
 
 
@@ -98,11 +99,14 @@ def execute(tasks: list[tuple[dict, dict]], executor: Any, workers: int, progres
         pending = set(futures)
         while pending:
             done, pending = cf.wait(pending, timeout=0.1, return_when=cf.FIRST_COMPLETED)
+            raise_pending_interrupt()  # a Ctrl-C swallowed in the main thread
             for f in done:
                 collected[f] = f.result()
                 bar.update(futures[f])
     except BaseException as exc:
         interrupted = isinstance(exc, KeyboardInterrupt)
+        if interrupted:
+            interrupt_seen()
         stopped = _stop(futures, cancel, own)
         if not interrupted:
             raise
@@ -130,5 +134,6 @@ def _stop(futures: dict, cancel: threading.Event, own: bool) -> bool:
     try:
         _, running = cf.wait(list(futures), timeout=CANCEL_WAIT_S)
     except KeyboardInterrupt:
+        interrupt_seen()
         return False
     return not running

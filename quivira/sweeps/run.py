@@ -8,7 +8,13 @@ from typing import Any
 
 import numpy as np
 
-from ..budget import DEFAULT_MAX_STEPS, DEFAULT_MAX_WALL_S, Budget, check_output_bytes
+from ..budget import (
+    DEFAULT_MAX_STEPS,
+    DEFAULT_MAX_WALL_S,
+    Budget,
+    check_output_bytes,
+    interrupts_polled,
+)
 from ..model.compiled import default_compile_options, default_tolerance
 from ..model.simulator import _check_count, _check_purpose, _check_threshold, _check_tol
 from ..model.symbolic import coordinate_names, topology_key
@@ -24,6 +30,7 @@ from .values import check_keys, parse_values
 OUTPUTS = ("trajectory", "final_state", "max_abs_lambda", "energy_error", "events")
 
 
+@interrupts_polled()
 def sweep(model, values: Any, t_end: float, *, n_points: int = 201,
           outputs: tuple[str, ...] | list[str] = OUTPUTS, executor: Any = None,
           workers: int | None = None, block_size: int | None = None, tol: float | None = None,
