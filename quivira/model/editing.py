@@ -14,13 +14,13 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import numbers
-import warnings
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import heyoka as hy
 
 from .._repr import short_repr
+from .._warnings import warn_caller
 from . import persistence
 from .data import Bar, ModelData
 from .elements import KINDS, Element
@@ -55,8 +55,8 @@ class ModelEditor:
             try:
                 cb(what)
             except Exception as exc:  # an observer's bug must not undo or hide the edit
-                warnings.warn(f"model observer {cb!r} failed on {what!r}: {exc!r}",
-                              RuntimeWarning, stacklevel=4)
+                warn_caller(f"model observer {cb!r} failed on {what!r}: {exc!r}",
+                            RuntimeWarning)
 
     @contextlib.contextmanager
     def batch(self) -> Iterator[None]:
