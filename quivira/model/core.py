@@ -1384,9 +1384,9 @@ class bar_joint_model:  # noqa: N801 - API name
 
         Parameters
         ----------
-        parameter : str or tuple
-            ``"g"``, ``"force 0 · fy"``, ``"spring 1 · l0"`` (``"<kind> <index> · <name>"``
-            of :meth:`parameter_keys`), or the name of a named parameter.
+        parameter : str
+            ``"g"``, an element's runtime datum such as ``"force0.fy"`` or ``"spring1.l0"``,
+            or the name of a named parameter (:meth:`parameters` lists the names).
         values : sequence of float
             Start and end value (and the spacing that bounds the steps).
         q_guess : sequence of float, optional
@@ -1690,7 +1690,7 @@ class bar_joint_model:  # noqa: N801 - API name
         :math:`\tfrac{d}{dt}∂^α x = ∂^α f(x, w)` of the (stabilized) equations of motion.
 
         See :func:`quivira.sensitivity.sensitivities` for the parameters (``wrt`` names such
-        as ``"g"``, ``"bar 1 · mass"``, ``"torsional spring 0 · k"``, ``"th0"``), the
+        as ``"g"``, ``"bar1.mass"``, ``"torsion0.k"``, ``"bar0.theta"``), the
         treatment of the constraints and of terminal events; returns a
         :class:`~quivira.sensitivity.Sensitivities` (labelled arrays, ``taylor_map``,
         ``propagate``). The model is not changed. ``max_steps`` and ``max_wall_s`` are the

@@ -348,7 +348,7 @@ def sensitivities(model, t_end: float, wrt: str | Sequence[str], order: int = 1,
         state0 = state_nom
     _, J = evaluate_geometry(cs, state0[:n], full, 0.0, qd=state0[n:])
     vs = variational_system(sim, data, cs, variables, order, tol, excluded)
-    variables_at = resolve(data_at, [v.name for v in variables])
+    variables_at = resolve(data_at, [v.name for v in variables], warn=False)
     for j, val in values.items():
         variables_at[j] = Variable(variables[j].name, variables[j].kind, variables[j].index,
                                    val)
