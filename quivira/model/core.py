@@ -35,7 +35,7 @@ from ..budget import Budget, interrupts_polled
 from ..lagrangian import assemble_eom, eom_result
 from . import names, persistence
 from .data import Bar, ModelData
-from .editing import ModelEditor
+from .editing import UNSET, ModelEditor
 from .elements import (
     Parameter,
     PinJoint,
@@ -66,9 +66,6 @@ from .validation import (
 )
 
 __all__ = ["BarJointModel", "ConstraintCheck", "ConstraintWarning", "bar_joint_model"]
-
-#: marks an argument that was not given
-_UNSET = object()
 
 
 class bar_joint_model:  # noqa: N801 - API name
@@ -308,7 +305,7 @@ class bar_joint_model:  # noqa: N801 - API name
         """
         return self._editor.add_item(item)
 
-    def set(self, name: str, value: Any = _UNSET, /, **values: Any) -> None:
+    def set(self, name: str, value: Any = UNSET, /, **values: Any) -> None:
         """Set values of a body, an element, a named parameter or the model, by name.
 
         ``model.set("spring0", k=200.0, c=1.5)``, ``model.set("spring0.k", 200.0)``,
