@@ -25,7 +25,7 @@ import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import heyoka as hy
 import numpy as np
@@ -44,6 +44,7 @@ from .elements import (
 )
 from .elements.actuators import parameter_variable
 from .elements.pin_joint import inferred_joints
+from .engine_api import Engine, study
 from .linearize import Linearization, Linearizer, Modes
 from .names import Name
 from .results import AssemblyReport, ConstraintCheck, Sparsity, StateMatrices
@@ -64,6 +65,9 @@ from .validation import (
     check_real,
     real_array,
 )
+
+if TYPE_CHECKING:  # for the annotation only: the model does not import a study at run time
+    from ..sensitivity import Sensitivities
 
 __all__ = ["BarJointModel", "ConstraintCheck", "ConstraintWarning", "bar_joint_model"]
 
@@ -122,6 +126,17 @@ class bar_joint_model:  # noqa: N801 - API name
     @property
     def _data(self) -> ModelData:
         return self._editor.data
+
+    @property
+    def engine(self) -> Engine:
+        """The declared engine API of this model, for studies, widgets and benchmarks.
+
+        An :class:`~quivira.model.engine_api.Engine` over this model's parts: ``data`` (the
+        current data snapshot), ``simulator`` (the compiled-code cache), ``lock`` and
+        ``commit(data, what)``. Not needed for modelling or simulating: the methods of the
+        model are the user API.
+        """
+        return Engine(self._editor, self._simulator)
 
     # ------------------------------------------------------------------ settings
     @property
@@ -1680,7 +1695,7 @@ class bar_joint_model:  # noqa: N801 - API name
                       n_points: int = 201, *, tol: float | None = None,
                       at: Any = None, max_steps: int = DEFAULT_MAX_STEPS,
                       max_wall_s: float = DEFAULT_MAX_WALL_S
-                      ) -> Sensitivities:  # noqa: F821 - imported on use
+                      ) -> Sensitivities:
         r"""Compute derivatives of the motion and its outputs with respect to model data.
 
         Up to ``order``, from heyoka's variational equations
@@ -1695,10 +1710,9 @@ class bar_joint_model:  # noqa: N801 - API name
         :class:`BudgetExceededError` or :class:`SimulationInterrupted` with the sensitivities
         so far in ``.result``.
         """
-        from ..sensitivity import sensitivities
-
-        return sensitivities(self, t_end, wrt, order, outputs, n_points, tol=tol, at=at,
-                             max_steps=max_steps, max_wall_s=max_wall_s)
+        # registered by quivira.sensitivity: the model does not import the study
+        return study("sensitivities")(self, t_end, wrt, order, outputs, n_points, tol=tol,
+                                      at=at, max_steps=max_steps, max_wall_s=max_wall_s)
 
 
 BarJointModel = bar_joint_model
