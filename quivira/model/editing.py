@@ -26,6 +26,9 @@ from .data import Bar, ModelData
 from .elements import KINDS, Element
 from .validation import bar_index, check_index
 
+#: marks an argument that was not given (the default value of ``bar_joint_model.set``)
+UNSET = object()
+
 
 class ModelEditor:
     """Data, edits and observers of a model (see the module docstring)."""
@@ -324,12 +327,11 @@ class ModelEditor:
         changes nothing.
         """
         from . import names
-        from .core import _UNSET
         from .validation import check_positive, check_real, check_stabilization
 
         if not isinstance(name, str):
             raise TypeError(f"set: expected a name (a string), got {short_repr(name)}")
-        if value is not _UNSET:
+        if value is not UNSET:
             if values:
                 raise TypeError("set: give one value after a name 'owner.field', or "
                                 "field=value pairs after an owner's name, not both")

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 import heyoka as hy
 import numpy as np
 
-from ..model.data import Bar, ModelData, _Body
+from ..model.data import Bar, ModelData
 from ..model.elements import Parameter
 from ..model.names import SEP, STATE_FIELDS, body_name, element_name, warn_earlier
 from ..model.symbolic import coordinate_names, parameter_layout
@@ -109,7 +109,7 @@ class _SymbolicBar:
     pin's :math:`1/(m_0 + m_1)` on the masses).
     """
 
-    local_point = _Body.local_point
+    local_point = Bar.local_point  # the body method, read through the bar class
 
     def __init__(self, bar: Bar, length, mass=None) -> None:
         self._bar = bar
