@@ -33,6 +33,7 @@ from typing import Any
 from .. import monomials as mo
 from . import fields
 from .base import Constraint, EventActions, EventSpec, Row, RowContext, shift_bar
+from .registry import register
 
 #: default approach speed (m/s or rad/s) below which an impact ends in resting contact
 REST_SPEED = 1e-3
@@ -94,6 +95,7 @@ class _Switching(Constraint):
         return c
 
 
+@register(rank=1600)
 @dataclass
 class Latch(_Switching):
     """Locks the relative angle ``θ_b − θ_a`` when it reaches ``angle``.
@@ -218,6 +220,7 @@ class _Unilateral(_Switching):
         act.record("rests" if rests else "impact", **info)
 
 
+@register(rank=1700)
 @dataclass
 class AngleStop(_Unilateral):
     """A limit of the relative angle ``θ_b − θ_a``, with restitution ``e``.
@@ -272,6 +275,7 @@ class AngleStop(_Unilateral):
         return [Row(g, f"{self.name}.angle", self.bar_b, "torque")]
 
 
+@register(rank=1800)
 @dataclass
 class Contact(_Unilateral):
     """The point ``s`` of a bar stays on the side ``n·p ≥ h`` of a ground line.
