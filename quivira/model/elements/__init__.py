@@ -26,6 +26,7 @@ class                     module                 what it adds
 :class:`RollingOnLine`    ``rolling``            a disc rolling on a ground line
 :class:`RollingOnDisc`    ``rolling``            a disc rolling on/inside another disc
 :class:`JointMotor`       ``joint_motor``        a relative angle driven by a law of time
+:class:`GearPair`         ``gear_pair``          two bodies' angles coupled by meshing gears
 :class:`Latch`            ``switching``          locks a hinge when it reaches an angle
 :class:`AngleStop`        ``switching``          a one-sided angle limit with restitution
 :class:`Contact`          ``switching``          a bar point above a ground line (floor, wall)
@@ -53,6 +54,7 @@ from .base import Constraint, Element, Load, LoadContext, Row, RowContext
 from .body_pin import BodyPin
 from .coordinate import CoordinateConstraint
 from .distance import Distance
+from .gear_pair import GearPair
 from .joint_motor import JointMotor
 from .knife_edge import KnifeEdge
 from .pin_joint import PinJoint
@@ -88,6 +90,7 @@ __all__ = [
     "AngleStop",
     "Contact",
     "ForceActuator",
+    "GearPair",
     "GroundSlider",
     "JointMotor",
     "Latch",
