@@ -197,6 +197,8 @@ def test_hostile_values_anywhere_in_a_file(data):
             target[path[-1]]  # noqa: B018 - the place still exists after earlier edits
         except (KeyError, IndexError, TypeError):
             continue
+        if not isinstance(target, (dict, list)):  # an earlier edit made it a string
+            continue
         target[path[-1]] = data.draw(FILE_VALUES, label="value")
     budget = data.draw(st.one_of(st.none(), st.integers(1, 120)), label="max_expression_nodes")
     try:

@@ -854,7 +854,7 @@ class _Run:
             return
         element.on_event(role, contacts.RunActions(self, key))
         self.flush_records()
-        if element.unilateral or element.locking:
+        if element.joins_impacts:
             contacts.level_gaps(self)
             contacts.clear_rebounds(self)
 

@@ -20,8 +20,10 @@ from typing import Any
 from . import fields
 from .base import Constraint, Row, RowContext
 from .body_points import TwoBodies, check_ref, coincidence_rows, point_ref, ref_text, resolve, world
+from .registry import register
 
 
+@register(rank=1200)
 @dataclass
 class BodyPin(TwoBodies, Constraint):
     """The point ``point_a`` of ``body_a`` pinned to the point ``point_b`` of ``body_b``.

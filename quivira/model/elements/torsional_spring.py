@@ -21,8 +21,10 @@ from typing import Any
 from .. import monomials as mo
 from . import fields
 from .base import Load, RowContext, shift_bar
+from .registry import register
 
 
+@register(rank=2100)
 @dataclass
 class TorsionalSpring(Load):
     """A torsional spring-damper on the relative angle ``θ_b − θ_a``.

@@ -22,8 +22,10 @@ from .. import monomials as mo
 from . import fields
 from .base import Constraint, Row, RowContext
 from .body_points import TwoBodies, angle_poly, coincidence_rows, local_at, world
+from .registry import register
 
 
+@register(rank=1000)
 @dataclass
 class Weld(TwoBodies, Constraint):
     """Bodies ``body_a`` (None: ground) and ``body_b`` welded together.
