@@ -24,7 +24,9 @@ from pathlib import Path
 import mpmath
 import numpy as np
 import pytest
-from oracles.impacts import (
+from scipy.integrate import solve_ivp
+
+from quivira_oracles.impacts import (
     bar_end_heights,
     bar_floor_impact,
     bouncing_sequence,
@@ -34,7 +36,7 @@ from oracles.impacts import (
     two_bar_mass_matrix,
     two_bar_state,
 )
-from oracles.sliders_exudyn import (
+from quivira_oracles.sliders_exudyn import (
     SliderCrank,
     simulate_slider_crank_exudyn,
     simulate_slider_crank_minimal,
@@ -43,7 +45,6 @@ from oracles.sliders_exudyn import (
     slider_crank_inverse_dynamics,
     slider_crank_kinematics,
 )
-from scipy.integrate import solve_ivp
 
 G = 9.81
 VARIANTS = [
