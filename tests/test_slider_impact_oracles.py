@@ -10,7 +10,7 @@ wrong sign or factor fails:
 * ``oracles.impacts``: the impact formulas against the impulse equations solved as a KKT
   system, the latch against the projection ``-M^-1 J^T W^-1 J qd`` in maximal coordinates and
   against angular momentum, free fall against mpmath, bouncing against stepping the flights;
-* ``benchmarks/peers/exudyn_latching_lattice.py``: the 1-DOF reduction against the bar
+* ``quivira_oracles/peers/exudyn_latching_lattice.py``: the 1-DOF reduction against the bar
   geometry, the quadrature latch time against an ODE with an event, and a short Exudyn run.
 """
 
@@ -479,7 +479,7 @@ def test_flat_bar_lands_like_a_point():
 
 @functools.cache
 def _lattice_module():
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "peers" / (
+    path = Path(__file__).resolve().parents[1] / "quivira_oracles" / "peers" / (
         "exudyn_latching_lattice.py")
     spec = importlib.util.spec_from_file_location("exudyn_latching_lattice", path)
     mod = importlib.util.module_from_spec(spec)
