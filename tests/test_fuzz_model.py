@@ -500,8 +500,7 @@ def test_symmetric_start_with_vanishing_taylor_coefficients():
     every fourth Taylor coefficient at the start, so heyoka's step rule (last two orders) sees
     zeros and would take one enormous step. The guarded first step keeps the exact motion: with
     ψ = θ - π/2, ψ'' = -c sin ψ, a pendulum released from rest at ψ = -π/2 (elliptic oracle)."""
-    sys.path.insert(0, str(Path(__file__).parent / "oracles"))
-    from iftomm import pendulum_motion
+    from quivira_oracles.iftomm import pendulum_motion
 
     m = qv.BarJointModel()
     m.add_bar_at_attitude(0.0, 0.0, 0.0, 1.0, 1.0)
