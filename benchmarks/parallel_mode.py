@@ -37,7 +37,7 @@ def integrator_run(case: str, parallel: bool) -> dict:
     t1 = time.perf_counter()
     x0 = np.asarray(model.get_initial_state(), dtype=float)
     ta.state[:len(x0)] = x0
-    base = np.array([x for _, x in parameter_layout(model._data)], dtype=float)
+    base = np.array([x for _, x in parameter_layout(model.engine.data)], dtype=float)
     ta.pars[:] = cs.parameters(base)[:len(ta.pars)]
     t2 = time.perf_counter()
     res = ta.propagate_until(CASES[case])

@@ -64,7 +64,7 @@ def measure(case: str) -> dict:
     import heyoka as hy
 
     model, cs, system, kwargs = integrator_recipe(case)
-    data, sim = model._data, model._simulator
+    data, sim = model.engine.data, model.engine.simulator
     mass = np.array([b.mass for b in data.bars])
     length = np.array([b.length for b in data.bars])
     t_end = t_end_of(case)

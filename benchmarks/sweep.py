@@ -96,7 +96,7 @@ def prepared_states(case: str, values: dict, idx: list[int]) -> np.ndarray:
 def set_variant(model, values: dict, i: int, state: np.ndarray) -> None:
     from quivira.sweeps.values import apply_value, state_entries
 
-    entries = {k for k, _ in state_entries(list(values), model._data)}
+    entries = {k for k, _ in state_entries(list(values), model.engine.data)}
     for k in values:
         if k not in entries:
             apply_value(model, k, float(values[k][i]))

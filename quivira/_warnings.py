@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import contextlib
+import inspect
 import os
-import sys
 import warnings
 
 _ROOT = os.path.dirname(os.path.abspath(__file__)) + os.sep
@@ -23,7 +23,8 @@ def warn_caller(message: str, category: type[Warning]) -> None:
     A fixed ``stacklevel`` names the wrong line as soon as a call goes through one more
     function or decorator; this names the user's code (a notebook cell, a script, a test).
     """
-    level, frame = 2, sys._getframe(1)  # stacklevel 2: the caller of this function
+    here = inspect.currentframe()
+    level, frame = 2, here.f_back if here is not None else None  # 2: this function's caller
     while frame is not None and _inside_quivira(frame.f_code.co_filename):
         frame, level = frame.f_back, level + 1
     warnings.warn(message, category, stacklevel=level)

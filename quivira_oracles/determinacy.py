@@ -14,7 +14,7 @@ def model_jacobian(model) -> np.ndarray:
     """The model's J at its initial state, by its compiled code, active rows only."""
     from quivira.model.compiled import evaluate_geometry
 
-    sim, data = model._simulator, model._data
+    sim, data = model.engine.simulator, model.engine.data
     cs = sim.compiled(data)
     x = np.asarray(model.get_initial_state())
     n = data.n_coordinates()

@@ -157,6 +157,21 @@ def test_no_private_access_outside_the_model():
         "\n".join(bad)
 
 
+def test_widgets_benchmarks_and_oracles_use_no_private_member_of_the_model():
+    """The widgets, the benchmarks and the oracles reach the engine through model.engine."""
+    engine_privates = {"_data", "_simulator", "_editor", "_lock"}
+    bad = []
+    for folder in ("widgets/quivira_widgets", "benchmarks", "quivira_oracles"):
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            tree = ast.parse(path.read_text(), str(path))
+            bad += [f"{path.relative_to(ROOT)}:{node.lineno}: {ast.unparse(node)}"
+                    for node in ast.walk(tree)
+                    if isinstance(node, ast.Attribute) and node.attr in engine_privates
+                    and not (isinstance(node.value, ast.Name)
+                             and node.value.id in ("self", "cls"))]
+    assert not bad, "private engine access (use model.engine):\n" + "\n".join(bad)
+
+
 def test_the_model_imports_no_study():
     bad = []
     for name, (path, is_pkg) in MODS.items():
