@@ -21,7 +21,9 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import html
 import math
+import re
 from typing import Any
 
 import heyoka as hy
@@ -128,6 +130,15 @@ def show_text(value: Any) -> str:
     return str(value)
 
 
+def placeholder(spec: Any) -> str:
+    """Return what an empty optional field means: the doc's ``(None: ...)``, else "default".
+
+    E.g. "the initial distance" for a spring's rest length.
+    """
+    m = re.search(r"None: ([^)]*)\)", spec.doc)
+    return m.group(1).strip() if m else "default"
+
+
 class FieldEditor:
     """The control of one declared field: ``widget``, and :meth:`read` / :meth:`show`.
 
@@ -150,20 +161,19 @@ class FieldEditor:
         if w in ("number", "local"):
             ns = number_spec(spec, name)
             if spec.optional:
-                f = OptionalNumberField(ns, None, placeholder="empty: the default",
-                                        tooltip=tip)
+                f = OptionalNumberField(ns, None, placeholder=placeholder(spec), tooltip=tip)
             else:
                 f = NumberField(ns, self._number_default(ns), tooltip=tip)
             self.fields = [f]
             self.widget = f
         elif w == "point":
-            ns_x = NumberSpec(f"{label} x", spec.unit, lo=-MAX_MAGNITUDE, hi=MAX_MAGNITUDE)
-            ns_y = NumberSpec(f"{label} y", spec.unit, lo=-MAX_MAGNITUDE, hi=MAX_MAGNITUDE)
-            self.fields = [OptionalNumberField(ns_x, None, placeholder="empty: the default",
-                                               tooltip=tip),
-                           OptionalNumberField(ns_y, None, placeholder="empty: the default",
-                                               tooltip=tip)]
-            self.widget = widgets.HBox(self.fields)
+            self.fields = [OptionalNumberField(
+                NumberSpec(f"{label} {c}", spec.unit, lo=-MAX_MAGNITUDE, hi=MAX_MAGNITUDE),
+                None, placeholder=placeholder(spec), description=c, tooltip=f"{tip} ({c})")
+                for c in ("x", "y")]
+            self.widget = widgets.VBox([widgets.HTML(
+                f'<span class="quivira-hint">{html.escape(label)}'
+                f'{" (" + spec.unit + ")" if spec.unit else ""}</span>'), *self.fields])
         elif w in ("body", "body_or_ground", "choice"):
             self.widget = widgets.Dropdown(description=label, tooltip=tip,
                                            options=list(spec.choices),
@@ -177,10 +187,10 @@ class FieldEditor:
         else:  # law, data, name
             self.widget = widgets.Text(description=label, tooltip=tip,
                                        continuous_update=False,
-                                       placeholder="empty: the default" if w != "law" else
-                                       "e.g. 0.5 * sin(2 * t)",
+                                       placeholder="e.g. 0.5 * sin(2 * t)" if w == "law" else
+                                       placeholder(spec),
                                        style={"description_width": "74px"},
-                                       layout=widgets.Layout(width="340px", max_width="100%"))
+                                       layout=widgets.Layout(width="260px", max_width="100%"))
         self.widget.add_class(f"quivira-form-{name}")
         self.message = widgets.HTML()
         self.box = widgets.VBox([self.widget, self.message])

@@ -112,6 +112,7 @@ class ElementsSection(Section):
             for f in w:
                 f.observe(self.handler(lambda name=name: self._on_field(name)), names="value")
         doc = (kind.__doc__ or "").strip().split("\n\n")[0].replace("\n", " ")
+        doc = re.sub(r":\w+:`~?\.?([^`]+)`", r"\1", doc).replace("``", "")
         self.doc.value = f'<span class="quivira-hint">{html.escape(doc)}</span>'
         self.form.children = [ed.box for ed in self.editors.values()]
 
