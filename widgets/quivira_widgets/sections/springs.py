@@ -33,33 +33,6 @@ from .base import GROUND, NEW, ItemSection, bar_dropdown, hint, row
 KINDS = (("spring-damper", "spring"), ("torsional spring", "torsion"))
 
 
-def initial_distance(model, bar_a: int, s_a: float, bar_b: int | None, s_b: float,
-                     ground: tuple[float, float] | None) -> float | None:
-    """Distance of a spring's ends in the initial pose (None without poses)."""
-    bars = model.bodies
-    ends = []
-    for bar, s in ((bar_a, s_a), (bar_b, s_b)):
-        if bar is None:
-            ends.append(ground)
-        elif not 0 <= bar < len(bars) or bars[bar].pose is None:
-            return None
-        else:
-            ends.append(bars[bar].point(s))
-    return math.hypot(ends[1][0] - ends[0][0], ends[1][1] - ends[0][1])
-
-
-def initial_angle(model, bar_a: int | None, bar_b: int) -> float | None:
-    """Return the initial relative angle θ_b − θ_a (rad; θ_a = 0 for ground), or None.
-
-    None when the model has no poses.
-    """
-    bars = model.bodies
-    poses = [None if i is None else bars[i].pose for i in (bar_a, bar_b)]
-    if poses[1] is None or (bar_a is not None and poses[0] is None):
-        return None
-    return poses[1][2] - (0.0 if bar_a is None else poses[0][2])
-
-
 class SpringsSection(ItemSection):
     """Spring-dampers and torsional springs of the model (see the module docstring).
 
@@ -268,7 +241,7 @@ class SpringsSection(ItemSection):
         old = getattr(el, key)
         note = ""
         if value is None:  # an empty l0: the initial distance
-            value = initial_distance(self.model, el.bar_a, el.s_a, el.bar_b, el.s_b, el.ground)
+            value = el.initial_length(self.model.bodies)
             if value is None:
                 field.show_error("l0: the bars have no initial pose; type a rest length")
                 return
@@ -287,7 +260,7 @@ class SpringsSection(ItemSection):
         if key == "phi0":
             old = math.degrees(old)
             if value is None:
-                value = initial_angle(self.model, el.bar_a, el.bar_b)
+                value = el.initial_angle(self.model.bodies)
                 if value is None:
                     field.show_error("φ0: the bars have no initial pose; type a rest angle")
                     return
