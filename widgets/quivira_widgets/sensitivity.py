@@ -41,6 +41,7 @@ from ._fields import NumberField, NumberSpec
 from ._figure import FigurePane
 from ._guard import report
 from ._messages import Message
+from ._modelinfo import n_bodies
 from ._theme import style_widget
 from ._widgets import release_panel
 
@@ -259,7 +260,7 @@ class SensitivityPanel(widgets.VBox):
 
     def _refresh_names(self) -> None:
         kind = self.output_kind.value
-        n = self.model.n_bars
+        n = n_bodies(self.model)
         if kind == "coordinate":
             opts = [f"{c}{i}" for i in range(n) for c in ("x", "y", "th")]
         elif kind == "velocity":

@@ -67,6 +67,19 @@ class BodyPin(TwoBodies, Constraint):
         pb = world(bodies, self.body_b, resolve(bodies, self.body_b, self.point_b, "point_b"))
         return max(abs(pa[0] - pb[0]), abs(pa[1] - pb[1]))
 
+    def check_coincident(self, bodies: list, tolerance: float, where: str) -> None:
+        """Raise ValueError if the points are apart in the initial pose (beyond ``tolerance``).
+
+        ``tolerance`` is relative to the largest body position (at least 1 m); ``where``
+        names the pin in the message.
+        """
+        gap = self.checked(bodies, where).gap(bodies)
+        scale = max([1.0] + [abs(c) for bar in bodies if bar.pose for c in bar.pose[:2]])
+        if gap > tolerance * scale:
+            raise ValueError(f"{where}: the two points are {gap:.3g} m apart in the initial "
+                             "pose; move the bodies so that they coincide, or call "
+                             "model.assemble() after adding the pin")
+
     def parameters(self, bars: list) -> list[tuple[tuple, float]]:
         """Return the pin's runtime parameters ``[(name, value), ...]``."""
         ua, va = resolve(bars, self.body_a, self.point_a, f"{self.name}: point_a")
