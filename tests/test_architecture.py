@@ -277,3 +277,24 @@ def test_model_methods_of_a_study_call_the_registered_study(monkeypatch):
         engine_api.study("nothing")
     with pytest.raises(TypeError, match="register_study: expected a name"):
         engine_api.register_study("x", 3)
+
+
+def test_engine_parameter_layout_is_the_vector_the_integrator_takes():
+    """Each hy.par[j] named by parameter_layout holds the datum its key names (g, masses), and
+    the expanded equations read no parameter beyond it."""
+    import heyoka as hy
+
+    from quivira.examples import four_bar
+
+    model = four_bar()
+    model.set_g(7.5)
+    layout = model.engine.parameter_layout()
+    table = dict(layout)
+    assert table[("g",)] == 7.5
+    for i, bar in enumerate(model.bodies):
+        assert table[("bar", i, "mass")] == bar.mass
+        assert table[("bar", i, "inv_mass")] == 1.0 / bar.mass
+    cs = model.engine.simulator.compiled(model.engine.data)
+    used = {int(str(p)[1:]) for _, rhs in cs.ode_system(expand_parameters=True)
+            for p in hy.get_params(rhs)}
+    assert used and max(used) < len(layout)

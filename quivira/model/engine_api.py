@@ -103,6 +103,19 @@ class Engine:
         """
         return self._simulator._lock
 
+    def parameter_layout(self) -> list[tuple[tuple, float]]:
+        """Return what each runtime parameter ``hy.par[j]`` of the compiled equations is.
+
+        ``[(key, value), ...]`` in parameter order, e.g. ``(("g",), 9.81)``,
+        ``(("bar", 2, "mass"), 1.0)``, ``(("joint", 0, 1, "sL"), 0.5)``: the entries of
+        ``simulator.compiled(data).ode_system(expand_parameters=True)`` (the derived entries,
+        such as ``("bar", 2, "inv_mass")``, written out in the model's own). For lessons and
+        studies that build their own heyoka systems; a user's names are ``model.parameters()``.
+        """
+        from .symbolic import parameter_layout
+
+        return [(key, float(value)) for key, value in parameter_layout(self.data)]
+
     def commit(self, data: ModelData, what: str) -> None:
         """Make ``data`` the model's data, as one edit (revision + 1, observers told ``what``).
 

@@ -1289,7 +1289,9 @@ def qd(self) -> list:
 
 #: what to use instead of each earlier member
 REPLACEMENTS: dict[str, str] = {
-    name: ("model.add(quivira.elements.<Kind>(...))" if name.startswith("add_")
+    name: ("model.engine.parameter_layout() (what each hy.par[j] is, with its value)"
+           if name in ("parameter_keys", "parameter_values")
+           else "model.add(quivira.elements.<Kind>(...))" if name.startswith("add_")
            else "model.set(name, ...)" if name.startswith("set_")
            else "model.remove(name)" if name.startswith("remove_")
            else "model.parameters(), model.elements or model.bodies")
