@@ -172,8 +172,6 @@ def from_dict(d: Any, max_expression_nodes: int | None = None) -> tuple[ModelDat
                 check_keys(item, keys, where)
                 if kind.has_name:
                     ctx.names.add(el.name)
-                if hasattr(el, "check_bodies"):  # references to points and kinds of bodies
-                    el.check_bodies(data.bars, where)
                 data.of(kind).append(el)
     return data, tol
 
