@@ -27,7 +27,7 @@ import quivira  # noqa: E402
 from quivira.examples import scissor  # noqa: E402
 from quivira_widgets import ModelEditor, Studio  # noqa: E402
 
-LESSON_4 = Path(__file__).resolve().parents[1] / "notebooks" / "04_scissors_and_studio.ipynb"
+LESSON_4 = Path(__file__).resolve().parents[3] / "notebooks" / "04_scissors_and_studio.ipynb"
 T_END, FRAMES = 2.0, 401  # the player's run (the lesson's Studio settings)
 
 

@@ -32,7 +32,7 @@ from hypothesis import strategies as st
 import quivira as qv
 from quivira.model.elements import UserConstraint
 
-sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import fuzz_model_files as fuzz  # noqa: E402
 
 
@@ -498,7 +498,7 @@ def test_symmetric_start_with_vanishing_taylor_coefficients():
     every fourth Taylor coefficient at the start, so heyoka's step rule (last two orders) sees
     zeros and would take one enormous step. The guarded first step keeps the exact motion: with
     ψ = θ - π/2, ψ'' = -c sin ψ, a pendulum released from rest at ψ = -π/2 (elliptic oracle)."""
-    sys.path.insert(0, str(Path(__file__).parent / "oracles"))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "oracles"))
     from iftomm import pendulum_motion
 
     m = qv.BarJointModel()

@@ -20,7 +20,7 @@ from collections.abc import Callable
 
 import numpy as np
 import pytest
-from test_budgets import TURNS, _circle, pendulum
+from long_call_models import TURNS, circle, pendulum
 
 import quivira as qv
 from quivira import budget as budget_mod
@@ -40,7 +40,7 @@ def long_calls() -> dict[str, Callable[[float], object]]:
     hanging, q_hang = _pendulum(), [0.0, -0.5, -math.pi / 2]
     crank = four_bar()
     crank.kinematic_sweep("th0", TURNS[:3])
-    lag, F, q, qd, s0 = _circle()
+    lag, F, q, qd, s0 = circle()
     qv.simulate_system(lag, F, q, qd, 0.1, s0, n_points=3)
     recorded = _pendulum()
     (x0, _, _), _ = recorded.variables(0)

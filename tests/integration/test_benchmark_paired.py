@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 import paired  # noqa: E402
 
 ROWS = [  # the sweep: the 0.05 s row is too inaccurate, the 0.10 s one is the fastest good one

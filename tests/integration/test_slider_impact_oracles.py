@@ -478,7 +478,7 @@ def test_flat_bar_lands_like_a_point():
 
 @functools.cache
 def _lattice_module():
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "peers" / (
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "peers" / (
         "exudyn_latching_lattice.py")
     spec = importlib.util.spec_from_file_location("exudyn_latching_lattice", path)
     mod = importlib.util.module_from_spec(spec)

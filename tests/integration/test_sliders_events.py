@@ -288,7 +288,7 @@ def test_latching_lattice_locks_all_cells_at_the_exact_instant():
     import sys
     from pathlib import Path
 
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
     from latching_lattice import build_quivira, peer
 
     exact = peer.exact_reference()

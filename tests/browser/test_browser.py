@@ -48,11 +48,12 @@ from pathlib import Path
 import pytest
 
 CHROMIUM = "/usr/bin/chromium"
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 SCREENSHOTS = REPO / "tests" / "screenshots"
 IN_CI = bool(os.environ.get("CI"))
 
 pytestmark = [
+    pytest.mark.browser,
     pytest.mark.skipif(not IN_CI and not os.path.exists(CHROMIUM),
                        reason=f"{CHROMIUM} not found (apt-get install chromium); runs in CI"),
     pytest.mark.timeout(300),

@@ -32,7 +32,7 @@ from quivira.expression_codec import (
     encode_expression,
 )
 
-HERE = Path(__file__).resolve().parent
+TESTS = Path(__file__).resolve().parents[1]  # tests/, where fuzz_model_files.py is
 x0, y0, th0, vx0, x1, y1, t_var = hy.make_vars("x0", "y0", "th0", "vx0", "x1", "y1", "t")
 E = hy.expression
 
@@ -584,7 +584,7 @@ def test_fuzz_harness_reports_a_loader_that_cannot_be_imported():
 
 
 def test_fuzz_command_line(tmp_path):
-    script = str(HERE / "fuzz_model_files.py")
+    script = str(TESTS / "fuzz_model_files.py")
     ok = subprocess.run([sys.executable, script, "--cases", "40", "--seed", "3"],
                         capture_output=True, text=True, timeout=300)
     assert ok.returncode == 0, ok.stdout + ok.stderr

@@ -28,7 +28,7 @@ import pytest
 import quivira as qv
 from quivira.examples import scissor
 
-sys.path.insert(0, str(Path(__file__).parent / "oracles"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "oracles"))
 import force_elements_exudyn as exu  # noqa: E402
 import force_elements_sympy as fes  # noqa: E402
 

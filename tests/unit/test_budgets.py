@@ -20,21 +20,11 @@ from contextlib import contextmanager
 import heyoka as hy
 import numpy as np
 import pytest
+from long_call_models import TURNS, circle, pendulum
 
 import quivira as qv
 from quivira.examples import four_bar
 from quivira.sensitivity import variable_names
-
-G = 9.81
-
-
-def pendulum() -> qv.BarJointModel:
-    """A unit bar pinned at one end, released at 0.9 rad from the vertical."""
-    m = qv.BarJointModel()
-    th = -0.9
-    m.add_bar_at_attitude(0.5 * math.cos(th), 0.5 * math.sin(th), th, 1.0, 1.0)
-    m.add_support(0, -0.5, dof_in_x=False, dof_in_y=False, x=0.0, y=0.0)
-    return m
 
 
 @contextmanager
@@ -121,15 +111,8 @@ def test_sensitivities_refuse_large_outputs_before_any_work():
 
 
 # ------------------------------------------------------------------ simulate_system
-def _circle():
-    """A point mass on a circle of radius 1 (Cartesian coordinates, one holonomic row)."""
-    x, y, u, v = hy.make_vars("x", "y", "u", "v")
-    lag = (u * u + v * v) / 2 - G * y
-    return lag, [x * x + y * y - 1.0], [x, y], [u, v], [math.sin(0.8), -math.cos(0.8), 0, 0]
-
-
 def test_simulate_system_max_steps_stops_with_the_motion_so_far():
-    lag, F, q, qd, s0 = _circle()
+    lag, F, q, qd, s0 = circle()
     with pytest.raises(qv.BudgetExceededError, match="max_steps = 200") as info:
         qv.simulate_system(lag, F, q, qd, 1e6, s0, n_points=100_001, max_steps=200)
     tr = info.value.trajectory
@@ -141,7 +124,7 @@ def test_simulate_system_max_steps_stops_with_the_motion_so_far():
 
 
 def test_simulate_system_max_wall_s_and_ctrl_c():
-    lag, F, q, qd, s0 = _circle()
+    lag, F, q, qd, s0 = circle()
     t0 = time.perf_counter()
     with pytest.raises(qv.BudgetExceededError, match="max_wall_s = 0.5") as info:
         qv.simulate_system(lag, F, q, qd, 1e8, s0, n_points=10**6 + 1, max_wall_s=0.5)
@@ -158,7 +141,7 @@ def test_simulate_system_max_wall_s_and_ctrl_c():
 
 
 def test_simulate_system_refuses_large_outputs_before_compiling(monkeypatch):
-    lag, F, q, qd, s0 = _circle()
+    lag, F, q, qd, s0 = circle()
 
     def no_compile(*args, **kwargs):
         raise AssertionError("compiled")
@@ -218,9 +201,6 @@ def test_equilibrium_path_refuses_large_outputs_before_any_work():
 
 
 # ------------------------------------------------------------------ kinematic sweeps
-TURNS = np.linspace(math.pi / 3, math.pi / 3 + 2000 * math.pi, 100_001)  # 1000 crank turns
-
-
 def test_kinematic_sweep_max_steps_stops_with_the_sweep_so_far():
     m = four_bar()
     with pytest.raises(qv.BudgetExceededError, match="kinematic_sweep stopped after 30 "

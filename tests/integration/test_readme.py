@@ -16,7 +16,7 @@ from pathlib import Path
 import matplotlib
 import pytest
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+README = Path(__file__).resolve().parents[2] / "README.md"
 #: blocks that need a machine this suite does not have: compiled, not run
 NEEDS_A_CLUSTER = ("SLURMCluster",)
 

@@ -1,0 +1,71 @@
+"""pytest configuration of ``tests/``: the layout, the markers and the inner loop.
+
+Layout
+------
+``unit/``
+    One folder or file per module of ``quivira`` (``unit/model/``, ``unit/model/elements/``,
+    ``unit/sweeps/``, ``unit/sensitivity/``) and of ``quivira_widgets`` (``unit/widgets/``).
+``contract/``
+    What every element kind of ``quivira.elements.KINDS`` keeps (``test_kinds.py``).
+``integration/``
+    Comparisons with the SymPy, Exudyn and closed-form references of ``oracles/``, long runs,
+    fuzzing, the benchmark smoke tests and the README's examples.
+``browser/``
+    The Studio in Chromium (Playwright, JupyterLab).
+``oracles/``, ``fuzz_model_files.py``, ``long_call_models.py``
+    Shared references and helpers, imported by name: this file puts ``tests/`` on
+    ``sys.path`` (``from oracles.iftomm import ...``, ``import fuzz_model_files``).
+
+Markers
+-------
+``slow``
+    Tests that take long on a laptop (compiling many models, long runs, fuzz campaigns,
+    subprocesses); the course notebooks collected from ``notebooks/`` are marked here too.
+``browser``
+    Tests that drive a real browser (everything under ``browser/``).
+
+Running
+-------
+Everything, as CI does (tests, notebooks via nbval, doctests), from the repository root::
+
+    python -m pytest
+
+The inner loop (unit, contract and the quick integration tests, and the doctests), in a few
+minutes::
+
+    python -m pytest -m "not slow and not browser"
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+TESTS = Path(__file__).resolve().parent
+if str(TESTS) not in sys.path:
+    sys.path.insert(0, str(TESTS))
+
+#: the markers of this suite (also declared in pyproject.toml, for --strict-markers)
+MARKERS = {
+    "slow": "long tests, deselected by the inner loop (-m \"not slow and not browser\")",
+    "browser": "drives Chromium through Playwright and JupyterLab (tests/browser/)",
+}
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    declared = " ".join(config.getini("markers"))
+    for name, doc in MARKERS.items():
+        if f"{name}:" not in declared:
+            config.addinivalue_line("markers", f"{name}: {doc}")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    browser_dir = TESTS / "browser"
+    for item in items:
+        path = Path(item.path)
+        if path.is_relative_to(browser_dir):
+            item.add_marker(pytest.mark.browser)
+        if path.suffix == ".ipynb":  # a lesson run by nbval: minutes each
+            item.add_marker(pytest.mark.slow)
