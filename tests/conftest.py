@@ -19,8 +19,9 @@ Layout
 Markers
 -------
 ``slow``
-    Tests that take long on a laptop (compiling many models, long runs, fuzz campaigns,
-    subprocesses); the course notebooks collected from ``notebooks/`` are marked here too.
+    Tests that take long (compiling many models, long runs, fuzz campaigns, subprocesses),
+    marked where they are defined; everything under ``integration/`` and the course notebooks
+    collected from ``notebooks/`` are marked here.
 ``browser``
     Tests that drive a real browser (everything under ``browser/``).
 
@@ -47,6 +48,10 @@ TESTS = Path(__file__).resolve().parent
 if str(TESTS) not in sys.path:
     sys.path.insert(0, str(TESTS))
 
+#: not a doctest module: from the repository root, --doctest-modules would import this file a
+#: second time under the name ``conftest``, which ``notebooks/conftest.py`` already holds
+collect_ignore = ["conftest.py"]
+
 #: the markers of this suite (also declared in pyproject.toml, for --strict-markers)
 MARKERS = {
     "slow": "long tests, deselected by the inner loop (-m \"not slow and not browser\")",
@@ -62,10 +67,9 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    browser_dir = TESTS / "browser"
     for item in items:
         path = Path(item.path)
-        if path.is_relative_to(browser_dir):
+        if path.is_relative_to(TESTS / "browser"):
             item.add_marker(pytest.mark.browser)
-        if path.suffix == ".ipynb":  # a lesson run by nbval: minutes each
-            item.add_marker(pytest.mark.slow)
+        if path.is_relative_to(TESTS / "integration") or path.suffix == ".ipynb":
+            item.add_marker(pytest.mark.slow)  # oracles, long runs, fuzz; lessons run by nbval

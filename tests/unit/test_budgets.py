@@ -57,6 +57,7 @@ def pend():
 
 
 # ------------------------------------------------------------------ sensitivities
+@pytest.mark.slow
 def test_sensitivities_max_steps_stops_with_the_jets_so_far(pend):
     with pytest.raises(qv.BudgetExceededError, match="max_steps = 40") as info:
         pend.sensitivities(1e4, ["g"], n_points=100_001, max_steps=40)
@@ -123,6 +124,7 @@ def test_simulate_system_max_steps_stops_with_the_motion_so_far():
     np.testing.assert_allclose(full.q[-1], tr.q[-1], rtol=0, atol=1e-9)
 
 
+@pytest.mark.slow
 def test_simulate_system_max_wall_s_and_ctrl_c():
     lag, F, q, qd, s0 = circle()
     t0 = time.perf_counter()
@@ -439,6 +441,7 @@ def test_native_errors_with_a_cache_in_use_name_the_cache(tmp_path):
     assert where in str(info.value)
 
 
+@pytest.mark.slow
 def test_sweep_with_a_corrupted_cache_names_it(tmp_path):
     """A cache whose compiled modules were replaced by hand: heyoka cannot find its
     functions in them; the sweep's error names the cache and how to clear it."""

@@ -126,6 +126,7 @@ def encode_or_nonfinite(expr: hy.expression) -> list | None:
 @pytest.mark.filterwarnings("ignore:Generating overly large repr")
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(expressions)
+@pytest.mark.slow
 def test_random_expressions_round_trip_structurally(expr):
     tree = encode_or_nonfinite(expr)
     if tree is None:
@@ -140,6 +141,7 @@ def test_random_expressions_round_trip_structurally(expr):
 @pytest.mark.filterwarnings("ignore:Generating overly large repr")
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(expressions, st.integers(0, 2**32 - 1))
+@pytest.mark.slow
 def test_random_expressions_evaluate_to_identical_bits(expr, seed):
     tree = encode_or_nonfinite(expr)
     if tree is None:
@@ -358,6 +360,7 @@ def test_deep_expression_built_through_the_api_is_refused():
         check_storable(expr)
 
 
+@pytest.mark.slow
 def test_encoding_never_crashes_on_deep_expressions_in_small_stacks():
     # heyoka's serializer recurses about 1.4 KiB of C++ stack per level: 9000 levels overflow
     # an 8 MiB main thread (and 700 a 1 MiB thread). The encoder serializes in a helper thread
@@ -483,6 +486,7 @@ json_values = st.recursive(
 
 @settings(max_examples=300, deadline=None)
 @given(json_values)
+@pytest.mark.slow
 def test_arbitrary_json_gives_an_expression_or_a_value_error(value):
     try:
         result = decode_expression(value)
@@ -545,6 +549,7 @@ def test_seed_documents_load(tmp_path):
         fuzz_model_files.load_user_constraints(str(path))
 
 
+@pytest.mark.slow
 def test_mutation_fuzz_of_model_files():
     report = fuzz_model_files.run_fuzz(300, 20240611, batch=150, timeout=20.0, memory_mb=1024,
                                        strict=True)
@@ -561,6 +566,7 @@ def test_mutation_fuzz_of_model_files():
         assert fragment in messages
 
 
+@pytest.mark.slow
 def test_fuzz_harness_detects_and_attributes_failures():
     inputs = [b"LOADED", b"x", b"CRASH", b"LOADED", b"HANG", b"MEMORY", b"TYPEERROR",
               b"STATEFUL", b"STATEFUL", b"STATEFUL", b"LOADED"]
@@ -583,6 +589,7 @@ def test_fuzz_harness_reports_a_loader_that_cannot_be_imported():
         fuzz_model_files.run_cases([(0, b"{}", "")], loader="no_such_module.load")
 
 
+@pytest.mark.slow
 def test_fuzz_command_line(tmp_path):
     script = str(TESTS / "fuzz_model_files.py")
     ok = subprocess.run([sys.executable, script, "--cases", "40", "--seed", "3"],

@@ -131,6 +131,7 @@ def test_a_swallowed_ctrl_c_still_stops_the_call_within_a_second(name, long_call
 
 
 @pytest.mark.parametrize("name", NAMES)
+@pytest.mark.slow
 def test_ctrl_c_at_random_moments_always_stops_the_call(name, long_calls):
     """Over random delays: each Ctrl-C stops the call within a second; afterwards the
     handler is Python's again and nothing is pending (the next call runs to its end)."""

@@ -250,6 +250,7 @@ def test_numeric_solve_accepts_nested_lists(data):
 
 @SETTINGS
 @given(data=st.data())
+@pytest.mark.slow
 def test_symbolic_solve_matches_numpy(data):
     S, S_num, point = data.draw(symbolic_matrices())
     n = S.shape[0]
@@ -266,6 +267,7 @@ def test_symbolic_solve_matches_numpy(data):
 
 @SETTINGS
 @given(data=st.data())
+@pytest.mark.slow
 def test_factorization_reused_for_many_rhs(data):
     S, S_num, point = data.draw(symbolic_matrices())
     n = S.shape[0]
@@ -305,6 +307,7 @@ def test_invert_matrix_numeric(data):
 
 @SETTINGS
 @given(data=st.data())
+@pytest.mark.slow
 def test_invert_matrix_symbolic(data):
     S, S_num, point = data.draw(symbolic_matrices())
     n = S.shape[0]
@@ -453,6 +456,7 @@ def nonzero_pattern(n, offsets):
 
 @SETTINGS
 @given(data=st.data())
+@pytest.mark.slow
 def test_tridiagonal_factorization_has_no_fill(data):
     n = data.draw(SIZES)
     pattern = nonzero_pattern(n, (-1, 0, 1))
@@ -466,6 +470,7 @@ def test_tridiagonal_factorization_has_no_fill(data):
 
 @SETTINGS
 @given(data=st.data())
+@pytest.mark.slow
 def test_fill_matches_structural_elimination(data):
     n = data.draw(SIZES)
     pattern = data.draw(hnp.arrays(np.bool_, (n, n)))
@@ -481,6 +486,7 @@ def test_fill_matches_structural_elimination(data):
 
 @SETTINGS
 @given(data=st.data())
+@pytest.mark.slow
 def test_symmetric_factorization_matches_numpy(data):
     """L D L^T of a symmetric S (upper triangle mirrored) solves like NumPy, with the same
     fill as the unsymmetric LU and the multipliers L_ik = U_ki / d_k."""

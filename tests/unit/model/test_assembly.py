@@ -249,6 +249,7 @@ def on_centre_pins(model, states):
     return out
 
 
+@pytest.mark.slow
 def test_a_long_mast_in_nested_dissection_order_matches_numpy():
     """A 72-cell scissor mast (431 rows, 287 in the solve once its centre pins are
     eliminated) is factorized in nested-dissection order

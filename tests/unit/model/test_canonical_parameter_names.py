@@ -27,6 +27,7 @@ def von_mises() -> qv.BarJointModel:
     return m
 
 
+@pytest.mark.slow
 def test_equilibrium_path_reads_the_canonical_name_of_a_load():
     old = von_mises().equilibrium_path("force 0 · fy", [0.0, -40.0])
     with warnings.catch_warnings():

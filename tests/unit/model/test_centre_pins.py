@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import heyoka as hy
 import numpy as np
+import pytest
 
 import quivira as qv
 from quivira.examples import scissor
@@ -95,6 +96,7 @@ def test_scissor_pins_leave_the_solve_and_the_equations_match_the_spec_path():
     check_against_spec_path(m, seed=4)
 
 
+@pytest.mark.slow
 def test_mass_derivative_through_a_centre_pin_matches_finite_differences():
     m = scissor(2)
     m.set_bar_mass(1, 1.6)

@@ -84,6 +84,7 @@ def test_values_of_each_kind_and_undo_notice():
         m.set_constraint_values("par", offset=1.0)
 
 
+@pytest.mark.slow
 def test_sliders_section_edits_through_set_constraint_values():
     from quivira_widgets import Studio
 

@@ -37,6 +37,7 @@ def ladder(phi0: float, length: float = 1.0, mass: float = 1.0, wall_x: float = 
 @settings(max_examples=40, deadline=None)
 @given(phi0=st.floats(0.25, 1.5), length=st.floats(0.3, 3.0), mass=st.floats(0.2, 5.0),
        wall_x=st.floats(-2.0, 2.0))
+@pytest.mark.slow
 def test_a_released_contact_never_pulls(phi0, length, mass, wall_x):
     """Over random ladders the contact forces are never negative (the wall used to close
     again at zero speed after its release and hold the ladder with up to 0.44 m g), the wall
@@ -220,6 +221,7 @@ def test_results_do_not_depend_on_the_machines_load(monkeypatch):
         assert ref.info["steps"] == other.info["steps"]
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_a_long_run_within_a_second():
     model = _double_pendulum()
     model.simulate(0.1, 3)  # compiled

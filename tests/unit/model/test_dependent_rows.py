@@ -46,6 +46,7 @@ def test_the_verdict_is_the_svd_rank(m, extra_cols, smin, seed):
     assert (rows == []) == (rank == m)
 
 
+@pytest.mark.slow
 def test_a_repeated_row_is_found_in_a_large_matrix():
     rng = np.random.default_rng(7)
     J = rng.standard_normal((300, 310))
@@ -56,6 +57,7 @@ def test_a_repeated_row_is_found_in_a_large_matrix():
 
 
 @pytest.mark.parametrize("smin", [1e-3, 1e-6])
+@pytest.mark.slow
 def test_full_rank_large_matrix(smin):
     rng = np.random.default_rng(3)
     J = with_smallest_singular_value(rng, 400, 420, smin)

@@ -239,6 +239,7 @@ MODELS = {
 
 
 @pytest.mark.parametrize("name", list(MODELS))
+@pytest.mark.slow
 def test_rank_null_spaces_and_self_stresses_against_numpy_svd(name):
     model = MODELS[name]()
     J = checked_jacobian(model)
@@ -304,6 +305,7 @@ def test_a02_a_hair_from_flat_is_reported_near_singular():
     assert det.smallest_kept < 1e3 * det.pivot_tol
 
 
+@pytest.mark.slow
 def test_self_stresses_of_a_256_bar_tower_are_accurate_enough_to_judge_combinations():
     """The Gram matrix squares the condition of J (smallest singular value 1e-4 here): the
     self-stresses must still satisfy J^T s = 0 to rounding, match numpy's null(J^T), and
@@ -360,6 +362,7 @@ def _lattice(spec):
 @settings(max_examples=40, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(spec=_lattices, seed=st.integers(0, 2**32 - 1))
+@pytest.mark.slow
 def test_maxwell_calladine_and_the_determinacy_criterion_on_random_lattices(spec, seed):
     model = _lattice(spec)
     J = checked_jacobian(model)

@@ -95,6 +95,7 @@ def test_expressions_of_a_file_share_a_node_budget():
         qv.BarJointModel.from_dict(d, max_expression_nodes=0)
 
 
+@pytest.mark.slow
 def test_default_budget_stops_a_huge_file_early():
     """300 expressions of 9000 nodes (2.7 million nodes, the scale of a 36 MB file that took
     63 s to load): the default budget of 100,000 nodes stops the reading after 12 of them."""
@@ -107,6 +108,7 @@ def test_default_budget_stops_a_huge_file_early():
     assert time.perf_counter() - start < 20.0
 
 
+@pytest.mark.slow
 def test_the_api_keeps_models_within_the_file_budget(tmp_path, monkeypatch):
     """The API refuses to grow a model beyond what load() reads by default, so that every
     model that saves also loads (the default lowered here to keep the test quick)."""

@@ -93,6 +93,7 @@ def five_point_derivative(y: np.ndarray, dt: float) -> np.ndarray:
     return d
 
 
+@pytest.mark.slow
 def test_free_end_is_unloaded_in_every_frame():
     m = chain(2)  # bar 0 pinned at its s = -0.5 end, bar 1 hangs from it, s = +0.5 free
     m.set_init_bar_velocities(1, 0.0, 0.0, 2.0)

@@ -109,6 +109,7 @@ def test_time_scale_is_the_period_of_the_shortest_bar():
     assert chain(3, g=0.0)._data.time_scale() is None
 
 
+@pytest.mark.slow
 def test_short_runs_of_large_models_take_the_tight_tolerance():
     # chain of 12 bars of 1 m: T = 2 pi sqrt(1 / 9.81) = 2.006 s
     assert chain(12).simulate(2.0, n_points=3).info["tol"] == 1e-12

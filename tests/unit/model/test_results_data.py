@@ -178,6 +178,7 @@ def test_query_results_are_frozen_dataclasses():
     assert mats["J"] is mats.J and rep["residual"] == rep.residual
 
 
+@pytest.mark.slow
 def test_sparsity_and_symbolic_entries_agree_with_the_numbers():
     """Every structural non-zero pattern covers the numeric non-zeros, and each symbolic entry
     evaluated at the model's parameters equals the numeric entry (W from NumPy, J M⁻¹ Jᵀ)."""

@@ -182,6 +182,7 @@ def test_event_time_of_a_falling_bar_against_closed_form():
     assert s.t[-1] <= s.events[0]["t"]
 
 
+@pytest.mark.slow
 def test_propagated_mean_and_covariance_against_monte_carlo():
     m = pendulum()
     dist = {"g": Normal(0.3), "torsion0 · k": Uniform(2.4, 3.6),

@@ -71,6 +71,7 @@ def _sprung_scissor(k: float, c: float):
     return model, names
 
 
+@pytest.mark.slow
 def test_spring_model_sweep_equals_simulate_with_ledger():
     model, names = _sprung_scissor(30.0, 0.2)
     ks, cs_ = [20.0, 30.0, 45.0], [0.0, 0.2, 0.5]
@@ -207,6 +208,7 @@ def test_results_do_not_depend_on_blocks_and_xarray_pandas():
                           a.max_abs_lambda[:, 0])
 
 
+@pytest.mark.slow
 def test_dask_local_cluster_equals_threads_bitwise():
     import distributed
 

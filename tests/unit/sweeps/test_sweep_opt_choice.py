@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import quivira as qv
 from quivira.examples import four_bar
@@ -64,6 +65,7 @@ def test_auto_small_sweep_is_the_interactive_code_bitwise():
         assert np.array_equal(getattr(auto, name), getattr(inter, name)), name
 
 
+@pytest.mark.slow
 def test_auto_large_sweep_takes_the_code_quick_to_run():
     n = 4 * batch_size()
     values = {"bar0.mass": np.linspace(0.6, 1.8, n)}

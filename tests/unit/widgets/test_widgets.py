@@ -500,6 +500,7 @@ def test_editor_save_load_and_upload(model, tmp_path):
     ed.close()
 
 
+@pytest.mark.slow
 def test_editor_follows_changes_made_elsewhere(model):
     ed = ModelEditor(model)
     ed.bar_select.value = 1
@@ -511,6 +512,7 @@ def test_editor_follows_changes_made_elsewhere(model):
 
 
 # ====================================================================== inspector
+@pytest.mark.slow
 def test_inspector_matrices_rank_and_conditioning(model):
     ins = MatrixInspector(model, backend="static")
     d = model.matrices()
@@ -566,6 +568,7 @@ def test_inspector_formulas(model, monkeypatch):
     ins.close()
 
 
+@pytest.mark.slow
 def test_inspector_inactive_waits_and_reports_errors(model):
     ins = MatrixInspector(model, backend="static", active=False)
     assert ins.matrices is None and ins.stale
@@ -584,6 +587,7 @@ def test_inspector_inactive_waits_and_reports_errors(model):
     ins.close()
 
 
+@pytest.mark.slow
 def test_inspector_without_constraints():
     m = bar_joint_model()
     m.add_bar_at_attitude(0.0, 0.0, 0.0, 1.0, 1.0)  # a free bar: J has no rows
@@ -596,6 +600,7 @@ def test_inspector_without_constraints():
 
 
 # ====================================================================== player
+@pytest.mark.slow
 def test_player_simulates_and_animates(model):
     p = MotionPlayer(model, backend="static", t_end=0.5, n_frames=51)
     assert p.view in p.children  # standalone: its own view
@@ -646,6 +651,7 @@ def test_player_simulates_and_animates(model):
     p.close()
 
 
+@pytest.mark.slow
 def test_player_value_edit_reuses_compiled_code(model):
     ed = ModelEditor(model)
     p = MotionPlayer(model, backend="static", t_end=0.3, n_frames=31)
@@ -665,6 +671,7 @@ def test_player_value_edit_reuses_compiled_code(model):
     p.close()
 
 
+@pytest.mark.slow
 def test_player_topology_edit_recompiles_with_progress(model):
     p = MotionPlayer(model, backend="static", t_end=0.2, n_frames=11)
     p.simulate()
@@ -677,6 +684,7 @@ def test_player_topology_edit_recompiles_with_progress(model):
     p.close()
 
 
+@pytest.mark.slow
 def test_player_reports_invalid_models(model):
     p = MotionPlayer(model, backend="static", t_end=0.2, n_frames=11)
     p.simulate()
@@ -702,6 +710,7 @@ def test_player_reports_invalid_models(model):
     p.close()
 
 
+@pytest.mark.slow
 def test_player_singular_pose_keeps_partial_motion():
     m = scissor(1)
     p = MotionPlayer(m, backend="static", t_end=3.0, n_frames=61)
@@ -712,6 +721,7 @@ def test_player_singular_pose_keeps_partial_motion():
     p.close()
 
 
+@pytest.mark.slow
 def test_player_exports_gif(model, tmp_path):
     from PIL import Image
 
@@ -736,6 +746,7 @@ def test_player_exports_gif(model, tmp_path):
 
 
 # ====================================================================== studio
+@pytest.mark.slow
 def test_studio_composes_the_panels(model):
     s = Studio(model, backend="static", t_end=0.3, n_frames=31)
     assert s.editor.model is s.view.model is s.player.model is s.inspector.model is model
@@ -756,6 +767,7 @@ def test_studio_composes_the_panels(model):
     s.close()
 
 
+@pytest.mark.slow
 def test_studio_on_an_empty_model():
     m = bar_joint_model()
     s = Studio(m, backend="static", t_end=0.2, n_frames=11)
@@ -768,6 +780,7 @@ def test_studio_on_an_empty_model():
     s.close()
 
 
+@pytest.mark.slow
 def test_studio_load_replaces_model_everywhere(model, tmp_path):
     s = Studio(model, backend="static")
     path = tmp_path / "chain.json"
@@ -783,6 +796,7 @@ def test_studio_load_replaces_model_everywhere(model, tmp_path):
     s.close()
 
 
+@pytest.mark.slow
 def test_two_studios_are_independent():
     m1, m2 = four_bar(), chain(2)
     s1 = Studio(m1, backend="static", t_end=0.2, n_frames=11)
@@ -806,6 +820,7 @@ def test_two_studios_are_independent():
 
 
 @pytest.mark.parametrize("backend", ["static", "ipympl"])
+@pytest.mark.slow
 def test_closed_studio_releases_its_figures(backend):
     if backend == "ipympl":
         plt.switch_backend("module://ipympl.backend_nbagg")

@@ -323,6 +323,7 @@ def test_motor_offers_the_pin_joints(ed):
 
 # ====================================================================== simulation
 @pytest.mark.filterwarnings("ignore:initial velocities violate")  # the motor starts at once
+@pytest.mark.slow
 def test_edited_model_simulates_as_the_facade_built_one():
     """A disc welded to the coupler, a particle hanging from the crank by a link, a disc
     rolling down a slope and a motor at the crank's pin: built in the Studio and by the façade,
@@ -385,6 +386,7 @@ def test_edited_model_simulates_as_the_facade_built_one():
         s.close()
 
 
+@pytest.mark.slow
 def test_saved_and_loaded_model_keeps_what_the_editor_added(bodies_ed):
     m = bodies_ed.model
     joint_fields(bodies_ed, "weld", 1, 3, weld_x=None, weld_y=None)

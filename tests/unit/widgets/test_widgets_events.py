@@ -90,6 +90,7 @@ def unit(v: np.ndarray) -> np.ndarray:
 # ------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("guide", ["slot", "prismatic"])
+@pytest.mark.slow
 def test_slot_is_drawn_along_the_guide_bar_and_the_pin_stays_on_it(guide):
     e = 0.05
     m = slider_crank(guide, offset=e)
@@ -126,6 +127,7 @@ def test_slot_is_drawn_along_the_guide_bar_and_the_pin_stays_on_it(guide):
     p.close()
 
 
+@pytest.mark.slow
 def test_ground_slider_rail_holds_the_whole_motion():
     m = slider_crank("ground")
     L = lengths_of(m)
@@ -174,6 +176,7 @@ def test_angle_stop_and_latch_rays_point_where_bar_b_lies_at_their_angle():
     v.close()
 
 
+@pytest.mark.slow
 def test_latch_turns_latched_at_its_event_and_then_lies_along_bar_b():
     m = double_pendulum()
     m.add_latch(0, 1, math.radians(30.0), name="elbow latch")
@@ -201,6 +204,7 @@ def test_latch_turns_latched_at_its_event_and_then_lies_along_bar_b():
     p.close()
 
 
+@pytest.mark.slow
 def test_floor_line_is_n_dot_p_equal_h_and_contact_points_stay_above():
     m = qv.BarJointModel()
     m.add_bar_at_attitude(0.0, 0.6, 0.5, 1.0, 2.0)
@@ -286,6 +290,7 @@ def test_log_html_escapes_and_counts():
 # the editor section
 # ------------------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_add_each_kind_from_the_fields_equals_the_model_api():
     s = Studio(slider_crank("slot"), backend="static")
     sec = s.editor.sliders
@@ -332,6 +337,7 @@ def test_add_each_kind_from_the_fields_equals_the_model_api():
     s.close()
 
 
+@pytest.mark.slow
 def test_bad_inputs_are_refused_next_to_the_field_and_leave_the_model():
     s = Studio(double_pendulum(), backend="static")
     m = s.editor.model
@@ -367,6 +373,7 @@ def test_bad_inputs_are_refused_next_to_the_field_and_leave_the_model():
     s.close()
 
 
+@pytest.mark.slow
 def test_value_edits_resimulate_without_compiling_and_change_the_physics():
     s = Studio(slider_crank("ground"), backend="static", t_end=1.0, n_frames=101)
     m = s.editor.model
@@ -406,6 +413,7 @@ def test_value_edits_resimulate_without_compiling_and_change_the_physics():
     s.close()
 
 
+@pytest.mark.slow
 def test_latch_angle_edit_moves_the_latch_and_delete_removes_it():
     s = Studio(double_pendulum(), backend="static", t_end=1.0, n_frames=101)
     m = s.editor.model

@@ -37,6 +37,7 @@ def link_bytes(link: DownloadLink) -> bytes:
     return base64.b64decode(m.group(1))
 
 
+@pytest.mark.slow
 def test_working_folder_is_next_to_the_notebook_and_chosen_by_the_user(tmp_path):
     wd = WorkFolder()
     assert wd.resolve() == tmp_path / "quivira-work" and not wd.resolve().exists()
@@ -54,6 +55,7 @@ def test_working_folder_is_next_to_the_notebook_and_chosen_by_the_user(tmp_path)
     s.close()
 
 
+@pytest.mark.slow
 def test_trajectory_csv_download_holds_the_trajectory():
     m = four_bar()
     p = MotionPlayer(m, backend="static", t_end=0.3, n_frames=16)
@@ -76,6 +78,7 @@ def test_trajectory_csv_download_holds_the_trajectory():
     p.close()
 
 
+@pytest.mark.slow
 def test_mp4_is_offered_only_with_ffmpeg_and_piped_to_it(tmp_path, monkeypatch):
     m = four_bar()
     monkeypatch.setenv("PATH", str(tmp_path / "nobin"))
@@ -109,6 +112,7 @@ open(args[-1], "wb").write(b"MP4:" + str(len(data) // (w * h * 3)).encode())
     p.close()
 
 
+@pytest.mark.slow
 def test_gif_frames_are_the_motion(tmp_path):
     from PIL import Image
 

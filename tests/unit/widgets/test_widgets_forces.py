@@ -216,6 +216,7 @@ def test_laws_written_in_code_are_listed_not_edited():
     ed.close()
 
 
+@pytest.mark.slow
 def test_hostile_values_in_every_new_field_leave_the_model_unchanged():
     m = sprung_model()
     ed = ModelEditor(m)
@@ -336,6 +337,7 @@ def test_undo_and_redo_of_springs_and_actuators():
 
 
 # ====================================================================== re-simulation
+@pytest.mark.slow
 def test_value_edits_resimulate_with_the_compiled_code():
     m = sprung_model()
     s = Studio(m, backend="static", t_end=0.4, n_frames=21)
@@ -392,6 +394,7 @@ def test_value_edits_resimulate_with_the_compiled_code():
 
 
 # ====================================================================== player plots
+@pytest.mark.slow
 def test_ledger_and_element_forces_plot_the_trajectory():
     m = sprung_model()
     m.add_external_force(1, 0.5, 0.0, -4.0)
@@ -451,6 +454,7 @@ def test_ledger_and_element_forces_plot_the_trajectory():
     p.close()
 
 
+@pytest.mark.slow
 def test_drawn_springs_coils_and_actuators_follow_the_motion():
     m = sprung_model()
     m.add_spring_damper(0, 0.0, 2, -0.3, k=0.0, c=2.0)  # a damper alone, between bars

@@ -165,6 +165,7 @@ def test_g_below_zero_and_large_values_warn():
     ed.close()
 
 
+@pytest.mark.slow
 def test_studio_fields_refuse_what_exceeds_the_budget():
     m = four_bar()
     s = Studio(m, backend="static", t_end=0.2, n_frames=11)
@@ -193,6 +194,7 @@ def _buttons(root) -> list[widgets.Button]:
     return [w for w in walk(root) if isinstance(w, widgets.Button)]
 
 
+@pytest.mark.slow
 def test_every_button_after_every_bad_value(caplog):
     """The fuzzing campaign's recipe: type a bad value into every field, then click every
     button; nothing may escape a handler, nothing unexpected may be caught, and every refused

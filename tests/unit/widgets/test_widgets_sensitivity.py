@@ -176,6 +176,7 @@ def test_coordinate_bars_equal_central_differences(model):
     p.close()
 
 
+@pytest.mark.slow
 def test_peak_force_bars_relative_and_tolerance_scaling(model):
     before = model.to_dict()
     p = _panel(model)
@@ -299,6 +300,7 @@ def test_refused_models_and_edits():
 
 
 # ---------------------------------------------------------------- the Studio
+@pytest.mark.slow
 def test_studio_has_the_sensitivity_tab(model):
     import quivira_widgets
 

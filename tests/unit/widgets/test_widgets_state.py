@@ -139,6 +139,7 @@ def test_frame_and_speed_travel_to_the_browser(sent):
 
 
 # ====================================================================== traits and links
+@pytest.mark.slow
 def test_panel_state_is_traits_linked_in_the_studio():
     m = four_bar()
     s = Studio(m, backend="static", t_end=0.4, n_frames=41)
@@ -290,6 +291,7 @@ def test_keyboard_play_pause_and_step():
 
 
 # ====================================================================== look
+@pytest.mark.slow
 def test_presentation_mode_enlarges_every_panel():
     m = four_bar()
     s = Studio(m, backend="static")

@@ -116,6 +116,7 @@ def test_studio_plays_bodies_and_draws_them_where_the_trajectory_has_them(played
     assert lo < float(t @ c0[:2]) and float(t @ c1[:2]) < hi
 
 
+@pytest.mark.slow
 def test_particle_dot_size_follows_its_mass():
     m = qv.BarJointModel()
     m.add_particle(0.0, 0.0, 1.0)
@@ -265,6 +266,7 @@ def test_no_equilibrium_is_a_clear_message_and_changes_nothing():
         s.close()
 
 
+@pytest.mark.slow
 def test_nvm_diagram_of_a_simply_supported_bar_under_its_weight():
     L, mass = 1.0, 2.0
     m = qv.BarJointModel()
@@ -293,6 +295,7 @@ def test_nvm_diagram_of_a_simply_supported_bar_under_its_weight():
         s.close()
 
 
+@pytest.mark.slow
 def test_bar_colours_and_diagram_follow_internal_forces_along_the_motion():
     from quivira.examples import four_bar
     from quivira_widgets.view import COMPRESSION_COLOR, TENSION_COLOR

@@ -133,6 +133,7 @@ def assert_same_motion(run: quivira.Trajectory, oracle: quivira.Trajectory,
 
 @pytest.mark.parametrize("text", [lambda v: f"{v:.6f}", lambda v: f"{v:.12g}"],
                          ids=["six decimals", "twelve digits"])
+@pytest.mark.slow
 def test_lattice_typed_in_the_studio_is_the_lattice_built_in_code(text):
     studio = Studio(scissor(3), backend="static", t_end=T_END, n_frames=FRAMES)
     player, editor = studio.player, studio.editor
@@ -154,6 +155,7 @@ def test_lattice_typed_in_the_studio_is_the_lattice_built_in_code(text):
     studio.close()
 
 
+@pytest.mark.slow
 def test_lattice_typed_to_twelve_digits_moves_like_scissor():
     studio = Studio(quivira.bar_joint_model(), backend="static", t_end=T_END,
                     n_frames=FRAMES)
@@ -172,6 +174,7 @@ def test_lattice_typed_to_twelve_digits_moves_like_scissor():
 
 @pytest.mark.parametrize("mode", ["endpoints", "attitude"])
 @pytest.mark.parametrize("length", [2.0, 0.5])
+@pytest.mark.slow
 def test_lattice_of_any_bar_length_is_scissor(length, mode):
     studio = Studio(quivira.bar_joint_model(), backend="static", t_end=T_END,
                     n_frames=FRAMES)
@@ -196,6 +199,7 @@ def test_lattice_of_any_bar_length_is_scissor(length, mode):
 # the values the editor gives the model
 # ------------------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_new_bar_mass_follows_its_length_until_a_mass_is_typed():
     model = quivira.bar_joint_model()
     oracle = quivira.bar_joint_model()
@@ -256,6 +260,7 @@ def solution_code(number: int) -> str:
     return blocks[0]
 
 
+@pytest.mark.slow
 def test_lesson_4_solution_1_runs_as_printed():
     studio = Studio(quivira.bar_joint_model(), backend="static")
     # exercise 1: typed to the twelve digits the fields show
