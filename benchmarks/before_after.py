@@ -1,6 +1,6 @@
 """A refactor keeps behaviour: the same calls on two checkouts, side by side, in one run.
 
-Usage: ``python benchmarks/before_after.py BEFORE_DIR AFTER_DIR [ROUNDS]``. Each round runs,
+Usage: ``python -m benchmarks.before_after BEFORE_DIR AFTER_DIR [ROUNDS]``. Each round runs,
 for every case, one fresh process per checkout (alternating which goes first), timing the
 import, the first ``simulate`` (compiling), a second one (compiled code reused) and one after
 an edit of ``g`` (runtime parameter); the table gives the medians and their ratio, and checks
@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import json
 import os
-import statistics
 import subprocess
 import sys
+
+from benchmarks.harness import machine_info, median
 
 CASE = r"""
 import json, sys, time, warnings
@@ -56,11 +57,14 @@ def main(argv: list[str]) -> int:
         for case in CASES:
             for side, path in order if r % 2 == 0 else order[::-1]:
                 got[(case, side)].append(run(path, case))
+    m = machine_info()
+    print(f"{m['date']}, {m['cpu']} ({m['cpus']} CPUs), load average {m['load_average']}, "
+          f"{rounds} rounds\n")
     print("| case | figure | before (s) | after (s) | after/before |\n|---|---|---:|---:|---:|")
     for case in CASES:
         for f in FIGURES:
-            b = statistics.median(x[f] for x in got[(case, "before")])
-            a = statistics.median(x[f] for x in got[(case, "after")])
+            b = median([x[f] for x in got[(case, "before")]])
+            a = median([x[f] for x in got[(case, "after")]])
             print(f"| {case} | {f} | {b:.4f} | {a:.4f} | {a / b:.2f} |")
     print()
     for case in CASES:

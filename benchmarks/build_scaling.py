@@ -5,20 +5,18 @@ origin, bars joined end to end: 3N coordinates and 2N constraints. We time
 ``quivira.lagrange_eom`` (Lagrangian → first-order system, before any compiling) for
 N = 2 … 64, fit ``t ∝ N^p`` on N ≥ 8, and check the 64-link build is under 1 s.
 
-Run: ``python benchmarks/build_scaling.py`` (writes ``benchmarks/results/build_scaling.json``).
+Run: ``python -m benchmarks.build_scaling`` (writes ``benchmarks/results/build_scaling.json``).
 """
 
 from __future__ import annotations
 
-import json
-import sys
 import time
-from pathlib import Path
 
 import heyoka as hy
 import numpy as np
 
 import quivira as qv
+from benchmarks.harness import RESULTS, machine_info, write_results
 
 
 def chain_lagrangian(n: int, g: float = 9.81):
@@ -67,11 +65,11 @@ def main() -> int:
     t64 = next(r["build_s"] for r in rows if r["n_links"] == 64)
     print(f"fitted exponent (N >= 8): build time ~ N^{p:.2f}")
     print(f"64-link chain: {t64:.3f} s (target < 1 s): {'OK' if t64 < 1.0 else 'MISSED'}")
-    out = Path(__file__).parent / "results" / "build_scaling.json"
-    out.parent.mkdir(exist_ok=True)
-    out.write_text(json.dumps({"rows": rows, "exponent": p, "target_64_s": 1.0}, indent=1))
+    write_results(RESULTS / "build_scaling.json", {"rows": rows, "exponent": p,
+                                                   "target_64_s": 1.0,
+                                                   "machine": machine_info()})
     return 0 if t64 < 1.0 else 1
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(main())

@@ -23,56 +23,51 @@ The table gives each floor as a multiple of what the targets allow: warm <= Exud
 first time <= 2x Exudyn h = 1e-3, large models >= 25x faster than Exudyn h = 1e-4. A ratio above
 1 means the target cannot be met by anything quivira does around the integrator.
 
-Run: ``python benchmarks/compile_floor.py`` (writes ``results/compile_floor.{json,md}``).
+Run: ``python -m benchmarks.compile_floor`` (writes ``results/compile_floor.{json,md}``).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import subprocess
-import sys
 import tempfile
 import time
 from datetime import UTC, datetime
-from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-
-import run as bench  # noqa: E402 - the benchmark's own worker and cases
+from benchmarks import run as bench  # the benchmark's workers and cases
+from benchmarks.harness import RESULTS, load_average, run_in_process, versions, write_results
 
 SMALL = ("four_bar", "scissor-2", "scissor-4", "scissor-8")
 LARGE = ("scissor-32", "scissor-64", "chain-128", "wall-16x16")
 #: the IFToMM case whose speed target is missed: Andrews' mechanism, against Exudyn at
 #: the step that reaches the 1e-3 threshold (read from results/latest.json)
 IFTOMM = ("a03",)
-MARK = "@@FLOOR@@"
 
-CHILD = """
-import sys, time, json
-sys.path.insert(0, {here!r})
-import heyoka as hy
-cache = {cache!r}
-if cache:
-    hy.llvm_state.set_diskcache_path(cache)
-    hy.llvm_state.set_diskcache_enabled(True)
-else:
-    hy.llvm_state.set_diskcache_enabled(False)
-from peers import integrator_recipe
-# the integrator simulate() compiles (its system, tolerance, options and monitor events)
-model, cs, sys_, kwargs = integrator_recipe({case!r})
-if not {events!r}:
-    kwargs = {{**kwargs, "t_events": [], "nt_events": []}}
-hy.set_logger_level_trace()  # heyoka's own timings of its phases (its log: stdout)
-t0 = time.perf_counter()
-ta = hy.taylor_adaptive(sys_, [0.0] * len(sys_), **kwargs)
-t1 = time.perf_counter()
-print({mark!r} + json.dumps({{"s": t1 - t0, "decomposition": len(ta.decomposition),
-                              "order": ta.order, "events": len(kwargs["t_events"]),
-                              "modules": len(ta.llvm_state.ir),
-                              "options": [kwargs.get("compact_mode"), kwargs.get("opt_level")]}}))
-"""
+
+def integrator_build(case: str, events: bool, cache: str | None) -> dict:
+    """Build the Taylor integrator ``simulate`` compiles for ``case`` (its system, tolerance,
+    options and, with ``events``, the monitor's events) and time it; heyoka's disk cache off,
+    or in folder ``cache``. heyoka's trace of its phases goes to this process's output."""
+    import heyoka as hy
+
+    from quivira_oracles.peers import integrator_recipe
+
+    if cache:
+        hy.llvm_state.set_diskcache_path(cache)
+        hy.llvm_state.set_diskcache_enabled(True)
+    else:
+        hy.llvm_state.set_diskcache_enabled(False)
+    model, cs, sys_, kwargs = integrator_recipe(case)
+    if not events:
+        kwargs = {**kwargs, "t_events": [], "nt_events": []}
+    hy.set_logger_level_trace()  # heyoka's own timings of its phases (its log: stdout)
+    t0 = time.perf_counter()
+    ta = hy.taylor_adaptive(sys_, [0.0] * len(sys_), **kwargs)
+    t1 = time.perf_counter()
+    return {"s": t1 - t0, "decomposition": len(ta.decomposition), "order": ta.order,
+            "events": len(kwargs["t_events"]), "modules": len(ta.llvm_state.ir),
+            "options": [kwargs.get("compact_mode"), kwargs.get("opt_level")]}
+
 
 #: heyoka's trace lines (``hy.set_logger_level_trace()``) -> phase of the construction
 PHASES = {"Taylor decomposition construction runtime": "decompose",
@@ -105,11 +100,12 @@ def phases(log: str) -> dict:
 
 
 def child(case: str, events: bool, cache: str | None) -> dict:
-    code = CHILD.format(here=str(HERE), cache=cache, case=case, events=events, mark=MARK)
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          check=True, cwd=str(HERE.parent))
-    line = [ln for ln in proc.stdout.splitlines() if ln.startswith(MARK)][-1]
-    return {**json.loads(line[len(MARK):]), "phases": phases(proc.stdout + proc.stderr)}
+    """:func:`integrator_build` in a fresh process, with the phases of heyoka's trace."""
+    rec = run_in_process("benchmarks.compile_floor", "integrator_build",
+                         {"case": case, "events": events, "cache": cache}, log=True)
+    if rec["status"] != "ok":
+        raise RuntimeError(f"{case}: {rec.get('error', rec['status'])}")
+    return {**rec, "phases": phases(rec.pop("log"))}
 
 
 def _median_run(runs: list[dict]) -> dict:
@@ -133,7 +129,7 @@ def floors(case: str, repeats: int = 3) -> dict:
 def iftomm_threshold_run(case: str) -> dict:
     """Exudyn's run at the coarsest step reaching the IFToMM 1e-3 threshold, from
     ``results/latest.json`` (the full benchmark run on this machine)."""
-    doc = json.loads((HERE / "results" / "latest.json").read_text())
+    doc = json.loads((RESULTS / "latest.json").read_text())
     runs = [r for r in doc["iftomm"] if r["case"] == case and r.get("reaches_threshold")]
     if not runs:
         raise RuntimeError(f"{case}: no Exudyn run reaching the threshold in latest.json")
@@ -166,14 +162,14 @@ def main(argv: list[str] | None = None) -> int:
                     help="only rewrite results/compile_floor.md from its .json")
     args = ap.parse_args(argv)
     if args.render:
-        out = HERE / "results" / "compile_floor.json"
+        out = RESULTS / "compile_floor.json"
         out.with_suffix(".md").write_text(markdown(json.loads(out.read_text())))
         return 0
     start = datetime.now(UTC).isoformat(timespec="seconds")
     t0 = time.perf_counter()
     latest = {}
     if args.exudyn_from_latest:
-        doc = json.loads((HERE / "results" / "latest.json").read_text())
+        doc = json.loads((RESULTS / "latest.json").read_text())
         latest = {(r["case"], r["tool"]): r for r in doc["records"]}
     rows = []
     for case in SMALL + LARGE + IFTOMM:
@@ -200,17 +196,15 @@ def main(argv: list[str] | None = None) -> int:
             row["large_warm_vs_target"] = row["ode_warm_s"] / allowed
         rows.append(row)
         print(json.dumps(row), flush=True)
-    doc = {"start": start, "wall_s": time.perf_counter() - t0, "load": bench.load_average(),
-           "versions": bench.versions(), "rows": rows}
-    out = HERE / "results" / "compile_floor.json"
-    out.write_text(json.dumps(doc, indent=1))
-    out.with_suffix(".md").write_text(markdown(doc))
+    doc = {"start": start, "wall_s": time.perf_counter() - t0, "load": load_average(),
+           "versions": versions(), "rows": rows}
+    write_results(RESULTS / "compile_floor.json", doc, markdown(doc))
     return 0
 
 
 def markdown(doc: dict) -> str:
     lines = ["# The floor under quivira's latency: heyoka building the integrator", "",
-             f"`python benchmarks/compile_floor.py` — {doc['start']}, wall {doc['wall_s']:.0f} s,"
+             f"`python -m benchmarks.compile_floor` — {doc['start']}, wall {doc['wall_s']:.0f} s,"
              f" load average at the end {doc['load']}; heyoka {doc['versions'].get('heyoka')},"
              f" exudyn {doc['versions'].get('exudyn')}.", "",
              "Each figure is one fresh process: `hy.taylor_adaptive` of quivira's first-order "

@@ -6,19 +6,18 @@ time of ``hy.taylor_adaptive`` and the time to integrate 10 s, for ``compact_mod
 ``quivira.model.compiled.default_compile_options`` are chosen from these figures:
 "interactive" minimises compile + a short run, "long" minimises a long run.
 
-Run: ``python benchmarks/compile_options.py [--quick]``
+Run: ``python -m benchmarks.compile_options [--quick]``
 (writes ``benchmarks/results/compile_options.json``).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import time
-from pathlib import Path
 
 import heyoka as hy
 
+from benchmarks.harness import RESULTS, machine_info, write_results
 from quivira.examples import chain
 from quivira.lagrangian import assemble_eom
 from quivira.model.compiled import ode_system
@@ -58,9 +57,7 @@ def main() -> None:
                 rows.append(r)
                 print(f"N={n:3d} compact={compact!s:5} opt={opt}: compile {r['compile_s']:7.3f} s, "
                       f"10 s integration {r['integrate_10s_s']:7.3f} s", flush=True)
-    out = Path(__file__).parent / "results" / "compile_options.json"
-    out.parent.mkdir(exist_ok=True)
-    out.write_text(json.dumps(rows, indent=1))
+    write_results(RESULTS / "compile_options.json", {"rows": rows, "machine": machine_info()})
 
 
 if __name__ == "__main__":

@@ -15,22 +15,17 @@ compile); per run
 
 The medians of the 3 runs go to ``results/determinacy.md``.
 
-Run from the repository root: ``python benchmarks/determinacy.py [--cells 8 32 ...]``.
+Run from the repository root: ``python -m benchmarks.determinacy [--cells 8 32 ...]``.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
-import statistics
-import subprocess
-import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-RESULTS = Path(__file__).resolve().parent / "results"
+from benchmarks.harness import RESULTS, machine_info, median, run_in_process
+from quivira_oracles.determinacy import model_jacobian
+
 CELLS = (8, 32, 64, 128, 256)
 RUNS = 3
 
@@ -46,21 +41,6 @@ def build(cells: int):
     return model
 
 
-def jacobian(model):
-    """The J that ``model.determinacy()`` analyses (its compiled code, the initial pose)."""
-    import numpy as np
-
-    from quivira.model.compiled import evaluate_geometry
-
-    sim, data = model._simulator, model._data
-    cs = sim.compiled(data)
-    x = np.asarray(model.get_initial_state())
-    n = data.n_coordinates()
-    _, J = evaluate_geometry(cs, x[:n], sim.parameters(data, cs, stabilized=False), 0.0,
-                             qd=x[n:])
-    return J[np.nonzero(sim.active_rows(data, cs))[0]]
-
-
 def worker(cells: int) -> dict:
     """One fresh run (called in a subprocess)."""
     import time
@@ -73,7 +53,7 @@ def worker(cells: int) -> dict:
     t1 = time.perf_counter()
     det = model.determinacy()
     t2 = time.perf_counter()
-    J = jacobian(model)
+    J = model_jacobian(model)
     t3 = time.perf_counter()
     U, sv, _ = np.linalg.svd(J)
     t4 = time.perf_counter()
@@ -90,27 +70,27 @@ def worker(cells: int) -> dict:
 
 def run(cells: int) -> dict:
     """The medians of :data:`RUNS` fresh subprocess runs."""
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
-        [str(ROOT), os.environ.get("PYTHONPATH", "")]))
     runs = []
     for _ in range(RUNS):
-        out = subprocess.run([sys.executable, __file__, "--worker", str(cells)], env=env,
-                             capture_output=True, text=True, check=True, cwd=ROOT)
-        runs.append(json.loads(out.stdout.strip().splitlines()[-1]))
+        out = run_in_process("benchmarks.determinacy", "worker", {"cells": cells})
+        if out["status"] != "ok":
+            raise RuntimeError(f"{cells} cells: {out.get('error', out['status'])}")
+        runs.append(out)
     rec = dict(runs[0])
     for key in ("first_s", "analysis_s", "svd_s"):
-        rec[key] = statistics.median(r[key] for r in runs)
+        rec[key] = median([r[key] for r in runs])
     rec["projector_diff"] = max(r["projector_diff"] for r in runs)
     return rec
 
 
 def table(records: list[dict]) -> str:
     """The markdown report."""
+    machine = machine_info()
     lines = [
         "# `model.determinacy()` on scissor towers, numpy's dense SVD beside it",
         "",
-        f"`python benchmarks/determinacy.py`; {platform.python_version()}, "
-        f"{os.cpu_count()} cores, a shared (busy) host. Median of {RUNS} fresh subprocess runs.",
+        f"`python -m benchmarks.determinacy`; {machine['versions']['python']}, "
+        f"{machine['cpus']} cores, a shared (busy) host. Median of {RUNS} fresh subprocess runs.",
         "Lattice: `scissor(C)` plus a pin and a roller at the top (2 self-stresses, no "
         "mechanism).",
         "",
@@ -139,12 +119,8 @@ def table(records: list[dict]) -> str:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--worker", type=int, help=argparse.SUPPRESS)
     ap.add_argument("--cells", type=int, nargs="+", default=list(CELLS))
     args = ap.parse_args()
-    if args.worker is not None:
-        print(json.dumps(worker(args.worker)))
-        return 0
     records = []
     for c in args.cells:
         rec = run(c)
@@ -156,4 +132,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(main())

@@ -12,18 +12,15 @@ compile, and the integration time per step (from a 0.6 s run) times the number o
 sprung lattice took. Target: with springs at most
 1.5× that.
 
-Run: ``python benchmarks/force_elements.py`` (writes ``results/force_elements.json``).
+Run: ``python -m benchmarks.force_elements`` (writes ``results/force_elements.json``).
 """
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 import time
-from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
+from benchmarks.harness import RESULTS, machine_info, run_in_process, write_results
+
 TARGET = 1.5
 
 
@@ -64,15 +61,12 @@ def worker(springs: bool) -> dict:
 
 
 def main() -> int:
-    if len(sys.argv) > 1 and sys.argv[1] == "--worker":
-        print(json.dumps(worker(sys.argv[2] == "1")))
-        return 0
     runs = {}
     for springs in (False, True):
-        out = subprocess.run([sys.executable, __file__, "--worker", "1" if springs else "0"],
-                             capture_output=True, text=True, check=True,
-                             cwd=str(HERE.parent))
-        runs[springs] = json.loads(out.stdout.strip().splitlines()[-1])
+        rec = run_in_process("benchmarks.force_elements", "worker", {"springs": springs})
+        if rec["status"] != "ok":
+            raise RuntimeError(f"springs={springs}: {rec.get('error', rec['status'])}")
+        runs[springs] = rec
     bare, sprung = runs[False], runs[True]
     per_step = bare["integrate_s"] / max(bare["steps"], 1)
     # everything but the integration as measured, plus the sprung lattice's number of steps
@@ -88,11 +82,10 @@ def main() -> int:
           f"{'OK' if ratio <= TARGET else 'MISSED'}")
     result = {"without_springs": bare, "with_springs": sprung,
               "without_springs_same_steps_s": equivalent, "ratio": ratio, "target": TARGET,
-              "ok": ratio <= TARGET}
-    out = HERE / "results" / "force_elements.json"
-    out.write_text(json.dumps(result, indent=1))
+              "ok": ratio <= TARGET, "machine": machine_info()}
+    write_results(RESULTS / "force_elements.json", result)
     return 0 if ratio <= TARGET else 1
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(main())

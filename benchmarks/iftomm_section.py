@@ -1,6 +1,6 @@
 """The IFToMM section of ``benchmarks/run.py``: A02 (N = 40, 20 s) and A03 against Exudyn.
 
-Per case (``peers/iftomm.py`` builds and measures both tools):
+Per case (``quivira_oracles/peers/iftomm.py`` builds and measures both tools):
 
 1. quivira: the call a user makes, ``model.simulate(t_end, n_points)`` with every default
    (singular poses passed), in a fresh process: first time (heyoka's disk cache off) and with
@@ -64,7 +64,7 @@ def run_case(case: str, spawn, cutoff: float, log=print) -> list[dict]:
     ``spawn(tool, case, kwargs, cutoff, repeat)`` runs one fresh worker process and returns
     its record (``repeat``: the median of three when it is shorter than a second).
     """
-    from peers.iftomm import span
+    from quivira_oracles.peers.iftomm import span
 
     kind = case.split("-")[0]
     t_end, n_points = span(case)
@@ -136,7 +136,7 @@ def target(rows: list[dict]) -> dict:
     if thr is None:  # no step reached it: compare with the most accurate Exudyn run
         thr = min(ex, key=lambda r: r["reference_error"])
         note = f" (no step of the ladder reached {THRESHOLD:g}; the most accurate shown)"
-    from peers.iftomm import error_until
+    from quivira_oracles.peers.iftomm import error_until
 
     speed = thr["total_s"] / warm["total_s"]
     first = thr["total_s"] / q["total_s"]

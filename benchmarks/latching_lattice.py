@@ -1,10 +1,10 @@
 """A scissor-8 lattice deploying under hinge springs until its latches lock, side by side
 with the same model in Exudyn.
 
-Case (see ``peers/exudyn_latching_lattice.py`` for the model and its exact reference):
-``scissor(8)`` (16 bars), 16 torsional springs k = 20 N m/rad (8 centre pivots and 7 corners
-with rest angle 0, the foot with rest angle π/2), 8 latches on the centre pivots at
-φ = 0.75 rad, 5 s simulated from rest.
+Case (see ``quivira_oracles/peers/exudyn_latching_lattice.py`` for the model and its exact
+reference): ``scissor(8)`` (16 bars), 16 torsional springs k = 20 N m/rad (8 centre pivots
+and 7 corners with rest angle 0, the foot with rest angle π/2), 8 latches on the centre
+pivots at φ = 0.75 rad, 5 s simulated from rest.
 
 * Quivira: the default ``model.simulate(5.0)``; the latches are heyoka events located on the
   Taylor series, the plastic lock an impulse through W (the 7 identical latches reaching the
@@ -17,23 +17,17 @@ Errors against the exact 1-DOF reference (quadrature of the energy integral): th
 time, the latched angle held afterwards (max over the run after the latch), the kinetic
 energy lost in the latch.
 
-Run: ``python benchmarks/latching_lattice.py`` (writes ``results/latching_lattice.json`` and
+Run: ``python -m benchmarks.latching_lattice`` (writes ``results/latching_lattice.json`` and
 ``results/latching_lattice.md``).
 """
 
 from __future__ import annotations
 
-import json
 import math
-import subprocess
-import sys
 import time
-from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE / "peers"))
-
-import exudyn_latching_lattice as peer  # noqa: E402
+from benchmarks.harness import RESULTS, machine_info, run_in_process, write_results
+from quivira_oracles.peers import exudyn_latching_lattice as peer
 
 T_END = peer.T_END
 
@@ -99,18 +93,15 @@ def exudyn_case(h: float) -> dict:
 
 
 def main() -> int:
-    if len(sys.argv) > 1 and sys.argv[1] == "--worker":
-        print(json.dumps(quivira_worker()))
-        return 0
-    out = subprocess.run([sys.executable, __file__, "--worker"], capture_output=True,
-                         text=True, check=True, cwd=str(HERE.parent))
-    q = json.loads(out.stdout.strip().splitlines()[-1])
+    q = run_in_process("benchmarks.latching_lattice", "quivira_worker")
+    if q["status"] != "ok":
+        raise RuntimeError(f"quivira's run failed: {q.get('error', q['status'])}")
     ex = [exudyn_case(h) for h in (1e-3, 1e-4)]
     lines = [
         "# Latching scissor-8 lattice: Quivira vs Exudyn",
         "",
         "16 bars, 16 hinge springs (k = 20 N m/rad), 8 latches at φ = 0.75 rad, 5 s simulated "
-        "(`python benchmarks/latching_lattice.py`, 2 shared cores; Quivira in a fresh process "
+        "(`python -m benchmarks.latching_lattice`, 2 shared cores; Quivira in a fresh process "
         "with heyoka's disk cache off, compiling included). Errors against the exact 1-DOF "
         f"reference: latch time t_L = {peer.exact_reference()['t_latch']:.15f} s.",
         "",
@@ -138,13 +129,12 @@ def main() -> int:
     ]
     md = "\n".join(lines) + "\n"
     print(md)
-    (HERE / "results" / "latching_lattice.md").write_text(md)
-    (HERE / "results" / "latching_lattice.json").write_text(
-        json.dumps({"quivira": q, "exudyn": ex}, indent=1))
+    write_results(RESULTS / "latching_lattice.json",
+                  {"quivira": q, "exudyn": ex, "machine": machine_info()}, md)
     ok = all(q["total_s"] < e["total_s"] for e in ex if e["h"] <= 1e-4) and math.isfinite(
         q["latched_angle_error"])
     return 0 if ok else 1
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(main())

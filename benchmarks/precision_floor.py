@@ -20,24 +20,20 @@ error divided by 1e4 (h = 1e-3) and by 1e5 (h = 1e-4), also in units of the mach
 :math:`\\varepsilon = 2.2 \\cdot 10^{-16}`. A bound below :math:`\\varepsilon` asks for an energy
 error smaller than one rounding of E itself.
 
-Run: ``python benchmarks/precision_floor.py`` (writes ``results/precision_floor.{json,md}``).
+Run: ``python -m benchmarks.precision_floor`` (writes ``results/precision_floor.{json,md}``).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
-from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-
-from peers import integrator_recipe, t_end_of  # noqa: E402
+from benchmarks.harness import RESULTS, machine_info, write_results
+from quivira_oracles.peers import integrator_recipe, t_end_of
 
 CASES = ("scissor-32", "scissor-64", "wall-16x16")
 DOUBLE_TOLS = (1e-10, 1e-12, 1e-13, 1e-15)
@@ -68,7 +64,7 @@ def measure(case: str) -> dict:
     import heyoka as hy
 
     model, cs, system, kwargs = integrator_recipe(case)
-    data, sim = model._data, model._simulator
+    data, sim = model.engine.data, model.engine.simulator
     mass = np.array([b.mass for b in data.bars])
     length = np.array([b.length for b in data.bars])
     t_end = t_end_of(case)
@@ -159,22 +155,22 @@ def markdown(doc: dict) -> str:
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cases", nargs="*", default=list(CASES))
-    ap.add_argument("--output", default=str(HERE / "results" / "precision_floor.json"))
+    ap.add_argument("--output", default=str(RESULTS / "precision_floor.json"))
     args = ap.parse_args(argv)
-    latest_path = HERE / "results" / "latest.json"
+    latest_path = RESULTS / "latest.json"
     latest = json.loads(latest_path.read_text()) if latest_path.exists() else {}
     rows = []
     for case in args.cases:
         row = measure(case)
         row["bounds"] = peer_bounds(case, latest)
         rows.append(row)
-    doc = {"command": "python benchmarks/precision_floor.py"
+    machine = machine_info()
+    doc = {"command": "python -m benchmarks.precision_floor"
                       + (f" --cases {' '.join(args.cases)}" if args.cases != list(CASES) else ""),
-           "date": datetime.now(UTC).isoformat(timespec="seconds"),
+           "date": machine["date"], "machine": machine,
            "latest_date": latest.get("meta", {}).get("date"), "eps": EPS, "cases": rows}
     out = Path(args.output)
-    out.write_text(json.dumps(doc, indent=1) + "\n")
-    out.with_suffix(".md").write_text(markdown(doc))
+    write_results(out, doc, markdown(doc))
     print(f"wrote {out} and {out.with_suffix('.md')}")
 
 

@@ -4,16 +4,15 @@ The first ``simulate`` builds the equations and compiles the integrator and outp
 after a value edit (one bar's mass) the cached compiled code is reused with new runtime
 parameters. Target: the second simulation at least 20x faster than the first.
 
-Run: ``python benchmarks/resimulate.py`` (writes ``benchmarks/results/resimulate.json``).
+Run: ``python -m benchmarks.resimulate`` (writes ``benchmarks/results/resimulate.json``).
 """
 
 from __future__ import annotations
 
 import json
-import sys
 import time
-from pathlib import Path
 
+from benchmarks.harness import RESULTS, machine_info, write_results
 from quivira.examples import scissor
 
 
@@ -47,11 +46,10 @@ def main() -> int:
     print(f"first simulate (build + compile + integrate): {r['first_simulate_s']:.3f} s")
     print(f"simulate after a mass edit (no recompiling):  {r['resimulate_s'] * 1e3:.1f} ms")
     print(f"ratio {r['ratio']:.1f}x (target >= 20x): {'OK' if r['ratio'] >= 20 else 'MISSED'}")
-    out = Path(__file__).parent / "results" / "resimulate.json"
-    out.parent.mkdir(exist_ok=True)
-    out.write_text(json.dumps(r, indent=1, default=str))
+    write_results(RESULTS / "resimulate.json",
+                  {**json.loads(json.dumps(r, default=str)), "machine": machine_info()})
     return 0 if r["ratio"] >= 20 else 1
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(main())

@@ -2,8 +2,8 @@
 
 Run from the repository root::
 
-    python benchmarks/run.py            # full run (~14 min on 2 cores): results/latest.*
-    python benchmarks/run.py --quick    # smoke test for CI (~25 s): results/quick.json
+    python -m benchmarks.run            # full run (~14 min on 2 cores): results/latest.*
+    python -m benchmarks.run --quick    # smoke test for CI (~25 s): results/quick.json
 
 Cases: chains of N uniform bars (``quivira.examples.chain(N)``: L = 1, m = 1, g = 9.81, pinned
 at the origin, released from rest at -0.3 rad) for N = 2 … 64, the four-bar linkage
@@ -11,7 +11,9 @@ at the origin, released from rest at -0.3 rad) for N = 2 … 64, the four-bar li
 coordinates, (x, y, θ) of each bar's centre. Chains and the four-bar are simulated for 10 s;
 scissors only for 0.3 s, since they fall to their flat, singular pose in well under 10 s.
 
-Tools (``benchmarks/peers/``): ``quivira`` (``model.simulate``, heyoka Taylor integrator,
+The cases and the tools are the tables of :mod:`benchmarks.cases`; the tools are the functions
+of :mod:`quivira_oracles.peers`, each run by the harness (:mod:`benchmarks.harness`). Tools:
+``quivira`` (``model.simulate``, heyoka Taylor integrator,
 compile included), ``sympy_scipy`` (``LagrangesMethod`` with ``hol_coneqs``,
 ``lambdify(cse=True)``, a ``numpy.linalg.solve`` per right-hand side, ``solve_ivp`` DOP853 at
 rtol = atol = 1e-12) and Exudyn (``ObjectRigidBody2D`` + ``RevoluteJoint2D``, implicit
@@ -43,41 +45,32 @@ non-finite figure, an incomplete run; in ``--quick`` also any timeout), else 0 (
 from __future__ import annotations
 
 import argparse
-import importlib
-import json
-import math
-import os
-import platform
-import subprocess
-import sys
 import time
-from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
 
+from benchmarks import iftomm_section
+from benchmarks.cases import PEERS, TOOLS, WORKERS, case_names, tools_of
+from benchmarks.harness import (
+    clean,
+    finite,
+    fmt_e,
+    fmt_s,
+    load_average,
+    machine_info,
+    median_of_runs,
+    paired,
+    run_in_process,
+    write_results,
+)
+
 HERE = Path(__file__).resolve().parent
-if str(HERE) not in sys.path:
-    sys.path.insert(0, str(HERE))
-import iftomm_section  # noqa: E402 - the IFToMM section, beside this file
-import paired  # noqa: E402 - the default call against the best setting, side by side
-
-ROOT = HERE.parent
 RESULTS = HERE / "results"
-MARK = "@@BENCHMARK-RECORD@@"
 
-CHAINS_FULL = (2, 4, 8, 16, 32, 64, 128)
-SCISSORS_FULL = (2, 4, 8, 32, 64)
-#: 2-D lattices: masts x cells of scissor masts side by side (peers.scissor_wall), 1 s
-WALLS_FULL = ("wall-16x16",)
 #: above this many bars the settings sweep is interactive only (first-time compiles in
 #: "long" mode take tens of seconds each there, and never win for a 1 s run)
 SWEEP_LONG_MAX_BARS = 64
-#: cases this large skip SymPy (it passes the cut-off from chain-64 on)
-SYMPY_MAX_BARS = 64
-CHAINS_QUICK = (2, 4, 8)
-SCISSORS_QUICK = (2,)
-SYMPY_QUICK = ("chain-2", "chain-4", "four_bar", "scissor-2")
 QUICK_T_END = 1.0
 ENERGY_GOAL = 1e-10
 #: quivira's setting must be at least this many times more accurate than the best peer
@@ -85,7 +78,6 @@ ACCURACY_MARGIN = 100.0
 PURPOSES = ("interactive", "long")
 TOLS = (1e-9, 1e-10, 1e-11, 1e-12, 1e-13, None)
 DEFAULT_SETTING = {"purpose": "interactive", "tol": 1e-12}
-TOOLS = ("quivira", "sympy_scipy", "exudyn_h1e-3", "exudyn_h1e-4")
 #: largest difference of the last bar's final (x, y, θ) from quivira's accepted on the quick
 #: run (1 s simulated; over 10 s the chains are chaotic and the tools drift apart)
 AGREEMENT = {"sympy_scipy": 1e-8, "exudyn_h1e-3": 1e-3, "exudyn_h1e-4": 1e-4}
@@ -95,81 +87,9 @@ SCISSOR_NOTE = ("simulated 0.3 s, not 10 s: a scissor lattice collapses to its f
                 "pose in well under 10 s")
 
 
-# ---------------------------------------------------------------------------------- worker
-def _preload(tool: str) -> None:
-    """Import what a tool needs, so that the timed run excludes imports."""
-    importlib.import_module("peers")
-    if tool.startswith("iftomm"):
-        importlib.import_module("tests.oracles.iftomm")
-        importlib.import_module("scipy.integrate")
-    if tool in ("quivira", "iftomm_quivira"):
-        importlib.import_module("quivira")
-    elif tool == "sympy_scipy":
-        importlib.import_module("sympy.physics.mechanics")
-        importlib.import_module("scipy.integrate")
-    else:
-        importlib.import_module("exudyn")
-        importlib.import_module("exudyn.itemInterface")
-    importlib.import_module("quivira.examples")  # the peers read the mechanism from it
-
-
-def worker(spec: dict) -> None:
-    """Run one case of one tool (in its own process) and print the record."""
-    for p in (str(ROOT), str(HERE)):
-        if p not in sys.path:
-            sys.path.insert(0, p)
-    t0 = time.perf_counter()
-    try:
-        _preload(spec["tool"])
-        import_s = time.perf_counter() - t0
-        module, function = {"quivira": ("peers.quivira_peer", "run"),
-                            "sympy_scipy": ("peers.sympy_scipy", "run"),
-                            "exudyn": ("peers.exudyn_peer", "run"),
-                            "iftomm_quivira": ("peers.iftomm", "run_quivira"),
-                            "iftomm_exudyn": ("peers.iftomm", "run_exudyn")}[spec["tool"]]
-        run = getattr(importlib.import_module(module), function)
-        rec = run(spec["case"], **spec.get("kwargs", {}))
-        rec.update(status="ok", import_s=import_s, peak_rss_mb=_peak_rss_mb())
-    except Exception as exc:  # noqa: BLE001 - reported in the record
-        rec = {"status": "error", "error": f"{type(exc).__name__}: {exc}"}
-    print(MARK + json.dumps(_clean(rec)), flush=True)
-
-
 # ---------------------------------------------------------------------------------- helpers
-def _peak_rss_mb() -> float:
-    """Peak resident memory of this process (build + compile + simulate), in MB."""
-    import resource
-
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
-
-
-def _clean(x):
-    """JSON-safe copy: NaN and infinities become None."""
-    if isinstance(x, float):
-        return x if math.isfinite(x) else None
-    if isinstance(x, dict):
-        return {k: _clean(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [_clean(v) for v in x]
-    return x
-
-
-def _finite(x) -> bool:
-    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
-
-
-def _fmt_s(x) -> str:
-    if not _finite(x):
-        return "–"
-    return f"{x:.3g}" if x < 100 else f"{x:.0f}"
-
-
-def _fmt_e(x) -> str:
-    return f"{x:.1e}" if _finite(x) else "–"
-
-
 def case_info(case: str) -> dict:
-    from peers import mechanism
+    from quivira_oracles.peers import mechanism
 
     mech = mechanism(case)
     return {"n_coordinates": mech.n_coordinates, "n_constraints": mech.n_constraints,
@@ -177,27 +97,11 @@ def case_info(case: str) -> dict:
 
 
 def spawn(tool: str, case: str, kwargs: dict, cutoff: float) -> dict:
-    """Run a worker subprocess; return its record (status ok / error / timeout)."""
-    spec = {"tool": tool, "case": case, "kwargs": kwargs}
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(HERE), env.get("PYTHONPATH", "")])
-    t0 = time.perf_counter()
-    try:
-        proc = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--worker",
-                               json.dumps(spec)], capture_output=True, text=True,
-                              timeout=cutoff, env=env, cwd=str(ROOT))
-    except subprocess.TimeoutExpired:
-        return {"status": "timeout", "wall_s": time.perf_counter() - t0, "total_s": cutoff,
-                "total_is_lower_bound": True}
-    wall = time.perf_counter() - t0
-    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith(MARK)]
-    if not lines:
-        tail = (proc.stderr or proc.stdout).strip().splitlines()[-3:]
-        return {"status": "error", "wall_s": wall,
-                "error": f"worker exit {proc.returncode}: " + " | ".join(tail)}
-    rec = json.loads(lines[-1][len(MARK):])
-    rec["wall_s"] = wall
-    return rec
+    """Run one case of a worker tool (:data:`benchmarks.cases.WORKERS`) in a fresh process;
+    return its record (status ok / error / timeout)."""
+    worker = WORKERS[tool]
+    return run_in_process(worker.module, worker.function, {"case": case, **kwargs}, cutoff,
+                          worker.preload)
 
 
 #: runs shorter than this (total seconds) are repeated; the record is the median of 3: single
@@ -211,23 +115,9 @@ HEADLINE_RUN_S = 15.0
 
 def spawn_median(tool: str, case: str, kwargs: dict, cutoff: float, repeat: bool,
                  short_s: float = SHORT_RUN_S) -> dict:
-    """:func:`spawn`, and for a run shorter than ``short_s`` two more: the median.
-
-    Totals of a few seconds vary by 10-50 % from one fresh process to the next (scheduling of
-    the compile threads, page faults, the machine's slow phases), as much as the differences
-    the targets compare; the median of three keeps one hiccup from deciding a ratio.
-    ``repeats_s`` lists the totals.
-    """
-    raw = spawn(tool, case, kwargs, cutoff)
-    if not repeat or raw.get("status") != "ok" or not raw.get("total_s", 1e9) < short_s:
-        return raw
-    runs = [raw] + [spawn(tool, case, kwargs, cutoff) for _ in range(2)]
-    if any(r.get("status") != "ok" for r in runs):
-        return next(r for r in runs if r.get("status") != "ok")
-    runs.sort(key=lambda r: r["total_s"])
-    out = runs[1]
-    out["repeats_s"] = [r["total_s"] for r in runs]
-    return out
+    """:func:`spawn`, and for a run shorter than ``short_s`` two more: the median
+    (:func:`benchmarks.harness.median_of_runs`; ``repeats_s`` lists the totals)."""
+    return median_of_runs(lambda: spawn(tool, case, kwargs, cutoff), short_s, repeat)
 
 
 def _label(tool: str, kwargs: dict) -> str:
@@ -238,15 +128,8 @@ def _label(tool: str, kwargs: dict) -> str:
 
 # ---------------------------------------------------------------------------------- plan
 def plan(quick: bool) -> dict:
-    chains = CHAINS_QUICK if quick else CHAINS_FULL
-    scissors = SCISSORS_QUICK if quick else SCISSORS_FULL
-    cases = [f"chain-{n}" for n in chains] + ["four_bar"] + [f"scissor-{c}" for c in scissors]
-    cases += [] if quick else list(WALLS_FULL)
-    tools = {c: [t for t in TOOLS if t != "sympy_scipy" or case_info(c)["n_bars"] <= SYMPY_MAX_BARS]
-             for c in cases}
-    if quick:
-        for c in cases:
-            tools[c] = ["quivira", "exudyn_h1e-3"] + (["sympy_scipy"] if c in SYMPY_QUICK else [])
+    cases = case_names(quick)
+    tools = {c: tools_of(c, case_info(c)["n_bars"], quick) for c in cases}
     if quick:
         sweep = {"chain-2": [{"purpose": p, "tol": 1e-12} for p in PURPOSES]}
     else:
@@ -318,10 +201,8 @@ def tool_kwargs(tool: str, case: str, quick: bool, setting: dict | None = None) 
         return "quivira", {**base, "defaults": True, "warm_up": True, **(setting or {})}
     if tool == "quivira":
         return "quivira", {**base, **(setting or DEFAULT_SETTING)}
-    if tool == "sympy_scipy":
-        return "sympy_scipy", base
-    h = {"exudyn_h1e-3": 1e-3, "exudyn_h1e-4": 1e-4}[tool]
-    return "exudyn", {**base, "h": h}
+    worker, fixed = PEERS[tool]
+    return worker, {**base, **fixed}
 
 
 # ---------------------------------------------------------------------------------- run
@@ -329,7 +210,7 @@ def energy_goal(peer_records: list[dict]) -> tuple[float, str]:
     """The energy error quivira's setting must reach in a case: ENERGY_GOAL, and at least
     ACCURACY_MARGIN times smaller than the most accurate peer's (so that the time ratios
     compare quivira at a clearly better accuracy than every peer's)."""
-    peers = [r for r in peer_records if r["status"] == "ok" and _finite(r.get("energy_error"))
+    peers = [r for r in peer_records if r["status"] == "ok" and finite(r.get("energy_error"))
              and r["energy_error"] > 0]
     if not peers:
         return ENERGY_GOAL, f"<= {ENERGY_GOAL:g}"
@@ -343,7 +224,7 @@ def choose_setting(rows: list[dict], goal: float = ENERGY_GOAL,
                    goal_text: str | None = None) -> tuple[dict, str]:
     """The fastest sweep setting with energy error <= goal; if none reaches it, the most
     accurate one."""
-    done = [r for r in rows if r["status"] == "ok" and _finite(r.get("energy_error"))]
+    done = [r for r in rows if r["status"] == "ok" and finite(r.get("energy_error"))]
     if not done:
         return dict(DEFAULT_SETTING), "no sweep run finished; default setting"
     ok = [r for r in done if r["energy_error"] <= goal]
@@ -384,13 +265,13 @@ def add_ratios(records: list[dict]) -> None:
         if r["tool"].startswith("quivira") or r["case"] not in q:
             continue
         qr = q[r["case"]]
-        if _finite(r.get("total_s")) and r["total_s"] > 0:
+        if finite(r.get("total_s")) and r["total_s"] > 0:
             r["time_ratio_quivira_over_peer"] = qr["total_s"] / r["total_s"]
             r["time_ratio_is_upper_bound"] = r["status"] == "timeout"
-        if r["status"] == "ok" and _finite(r.get("energy_error")) and r["energy_error"] > 0:
+        if r["status"] == "ok" and finite(r.get("energy_error")) and r["energy_error"] > 0:
             r["energy_error_ratio_quivira_over_peer"] = qr["energy_error"] / r["energy_error"]
         a, b = r.get("last_bar_end"), qr.get("last_bar_end")
-        if r["status"] == "ok" and a and b and all(_finite(v) for v in a + b):
+        if r["status"] == "ok" and a and b and all(finite(v) for v in a + b):
             r["last_bar_deviation_from_quivira"] = max(abs(x - y) for x, y in zip(a, b))
 
 
@@ -413,34 +294,34 @@ def check_plausible(records: list[dict], expected: dict, quick: bool) -> list[st
                 continue
             for k in ("build_s", "compile_s", "integrate_s", "total_s", "energy_error",
                       "residual"):
-                if not _finite(r.get(k)) or r[k] < 0:
+                if not finite(r.get(k)) or r[k] < 0:
                     problems.append(f"{case}/{tool}: {k} = {r.get(k)!r} is not a finite "
                                     "non-negative number")
-            if _finite(r.get("total_s")) and all(_finite(r.get(k)) for k in
+            if finite(r.get("total_s")) and all(finite(r.get(k)) for k in
                                                  ("build_s", "compile_s", "integrate_s")):
                 parts = r["build_s"] + r["compile_s"] + r["integrate_s"]
                 if abs(parts - r["total_s"]) > 1e-6 + 1e-6 * r["total_s"]:
                     problems.append(f"{case}/{tool}: parts {parts:.4g} s != total "
                                     f"{r['total_s']:.4g} s")
-            if _finite(r.get("t_reached")) and abs(r["t_reached"] - r["t_end"]) > 1e-9:
+            if finite(r.get("t_reached")) and abs(r["t_reached"] - r["t_end"]) > 1e-9:
                 problems.append(f"{case}/{tool}: stopped at t = {r['t_reached']} < {r['t_end']}")
             if r.get("n_outputs") != 101:
                 problems.append(f"{case}/{tool}: {r.get('n_outputs')} outputs, expected 101")
-            if _finite(r.get("energy_error")) and r["energy_error"] > 1e-2:
+            if finite(r.get("energy_error")) and r["energy_error"] > 1e-2:
                 problems.append(f"{case}/{tool}: energy error {r['energy_error']:.3g} > 1e-2")
-            if _finite(r.get("residual")) and r["residual"] > 1e-6:
+            if finite(r.get("residual")) and r["residual"] > 1e-6:
                 problems.append(f"{case}/{tool}: residual {r['residual']:.3g} > 1e-6")
-            if tool == "quivira" and _finite(r.get("energy_error")) \
+            if tool == "quivira" and finite(r.get("energy_error")) \
                     and r["energy_error"] > ENERGY_GOAL:
                 problems.append(f"{case}/quivira: energy error {r['energy_error']:.3g} > "
                                 f"{ENERGY_GOAL:g}")
             dev = r.get("last_bar_deviation_from_quivira")
             limit = AGREEMENT.get(tool)
-            if quick and limit is not None and not (_finite(dev) and dev <= limit):
+            if quick and limit is not None and not (finite(dev) and dev <= limit):
                 problems.append(f"{case}/{tool}: the last bar ends {dev} away from quivira's "
                                 f"pose (allowed {limit:g})")
             off = (r.get("settings") or {}).get("max_output_time_offset")
-            if off is not None and not (_finite(off) and off <= 1e-9):
+            if off is not None and not (finite(off) and off <= 1e-9):
                 problems.append(f"{case}/{tool}: outputs off the step times by {off}")
     return problems
 
@@ -465,11 +346,11 @@ def check_targets(records: list[dict], beside_large: dict | None = None) -> list
 
     q64 = get("chain-64", "quivira")
     t, e = q64.get("total_s"), q64.get("energy_error")
-    ok = q64.get("status") == "ok" and _finite(t) and t <= 4.0 and _finite(e) and e <= 1e-10
+    ok = q64.get("status") == "ok" and finite(t) and t <= 4.0 and finite(e) and e <= 1e-10
     what = "chain of 64 bars, build + compile + 10 s, <= 4 s with energy error <= 1e-10"
     if not not_run(what, ("chain-64", "quivira")):
         out.append({"target": what, "status": "OK" if ok else "MISSED",
-                    "figures": f"total {_fmt_s(t)} s, energy error {_fmt_e(e)}"})
+                    "figures": f"total {fmt_s(t)} s, energy error {fmt_e(e)}"})
 
     def versus(case, peer, speed_goal, acc_goal, what):
         if not_run(what, (case, "quivira"), (case, peer)):
@@ -478,21 +359,21 @@ def check_targets(records: list[dict], beside_large: dict | None = None) -> list
         qt, pt = qr.get("total_s"), pr.get("total_s")
         qe, pe = qr.get("energy_error"), pr.get("energy_error")
         bound = pr.get("status") == "timeout"
-        speed = pt / qt if _finite(pt) and _finite(qt) and qt > 0 else None
+        speed = pt / qt if finite(pt) and finite(qt) and qt > 0 else None
         side = (beside_large.get(case) or {}) if peer == LARGE_PEER else {}
         how = ""
         if "quivira" in side.get("ratios", {}) and side["ratios"]["quivira"] > 0:
             med = side["medians"]
             qt, pt, bound = med["quivira"], med[peer], False
             speed, how = 1.0 / side["ratios"]["quivira"], _side_text(side, "quivira")
-        acc = pe / qe if _finite(pe) and _finite(qe) and qe > 0 else None
+        acc = pe / qe if finite(pe) and finite(qe) and qe > 0 else None
         speed_ok = speed is not None and speed >= speed_goal
         acc_ok = acc is not None and acc >= acc_goal
-        figs = (f"quivira {_fmt_s(qt)} s vs {peer} {'>= ' if bound else ''}{_fmt_s(pt)} s: "
+        figs = (f"quivira {fmt_s(qt)} s vs {peer} {'>= ' if bound else ''}{fmt_s(pt)} s: "
                 f"{'>= ' if bound else ''}{speed:.1f}x faster{how}; " if speed is not None
-                else f"quivira {_fmt_s(qt)} s vs {peer} {_fmt_s(pt)} s; ")
-        figs += (f"energy error {_fmt_e(qe)} vs {_fmt_e(pe)}: {acc:.2g}x smaller"
-                 if acc is not None else f"energy error {_fmt_e(qe)} vs {_fmt_e(pe)} "
+                else f"quivira {fmt_s(qt)} s vs {peer} {fmt_s(pt)} s; ")
+        figs += (f"energy error {fmt_e(qe)} vs {fmt_e(pe)}: {acc:.2g}x smaller"
+                 if acc is not None else f"energy error {fmt_e(qe)} vs {fmt_e(pe)} "
                  "(peer figure unknown)")
         return {"target": what, "status": "OK" if speed_ok and acc_ok else "MISSED",
                 "figures": figs}
@@ -537,13 +418,13 @@ def default_targets(records: list[dict], sweep: dict, pairs: dict | None = None,
         pair = pairs.get(case)
         if pair is not None:
             e = pair.get("default_energy_error")
-            good = pair["status"] == "ok" and _finite(e)
+            good = pair["status"] == "ok" and finite(e)
             ok &= good and pair["ratio"] <= 1.2 and e <= ENERGY_GOAL
             rows.append(f"{case} {pair['ratio']:.2f}x (E {e:.1e}; side by side)" if good
                         else f"{case}: paired runs {pair['status']}")
             continue
         d = have.get((case, "quivira_default"), {})
-        good = [r["total_s"] for r in sw if r["status"] == "ok" and _finite(r.get("energy_error"))
+        good = [r["total_s"] for r in sw if r["status"] == "ok" and finite(r.get("energy_error"))
                 and r["energy_error"] <= ENERGY_GOAL]
         if d.get("status") != "ok" or not good:
             ok = False
@@ -561,7 +442,7 @@ def default_targets(records: list[dict], sweep: dict, pairs: dict | None = None,
         rows, ok = [], True
         for (case, t), r in have.items():
             ex = have.get((case, PEER), {})
-            if t != tool or r.get("status") != "ok" or not _finite(ex.get("total_s")):
+            if t != tool or r.get("status") != "ok" or not finite(ex.get("total_s")):
                 continue
             ratio, how = _ratio_to_peer(beside.get(case) or {}, tool, r, ex)
             if ratio is None:
@@ -574,12 +455,12 @@ def default_targets(records: list[dict], sweep: dict, pairs: dict | None = None,
         line(what + f", energy error >= {LATENCY_ACCURACY:.0e}x smaller", rows, ok)
     s64 = have.get(("scissor-64", "quivira_default"), {})
     line("scissor-64, 1 s simulated, end to end with the defaults <= 5 s",
-         [f"{_fmt_s(s64.get('total_s'))} s"] if s64 else [],
-         _finite(s64.get("total_s")) and s64["total_s"] <= 5.0)
+         [f"{fmt_s(s64.get('total_s'))} s"] if s64 else [],
+         finite(s64.get("total_s")) and s64["total_s"] <= 5.0)
     rows, ok = [], True
     for (case, t), r in have.items():
         ex = have.get((case, LARGE_PEER), {})
-        if t != "quivira_default" or r.get("status") != "ok" or not _finite(ex.get("total_s")) \
+        if t != "quivira_default" or r.get("status") != "ok" or not finite(ex.get("total_s")) \
                 or case_info(case)["n_bars"] < LARGE_BARS:
             continue
         ratio, how = _ratio_to_peer(beside_large.get(case) or {}, "quivira_default", r, ex)
@@ -627,41 +508,9 @@ def _side_text(side: dict, tool: str) -> str:
 
 def _energy_factor(peer: dict, rec: dict) -> float:
     """How many times smaller ``rec``'s energy error is than ``peer``'s (0 without figures)."""
-    if not (_finite(peer.get("energy_error")) and _finite(rec.get("energy_error"))):
+    if not (finite(peer.get("energy_error")) and finite(rec.get("energy_error"))):
         return 0.0
     return peer["energy_error"] / max(rec["energy_error"], 1e-300)
-
-
-def load_average() -> list[float] | None:
-    try:
-        return [round(x, 2) for x in os.getloadavg()]
-    except OSError:
-        return None
-
-
-def versions() -> dict:
-    out = {"python": platform.python_version()}
-    for name in ("numpy", "heyoka", "sympy", "scipy", "exudyn", "matplotlib"):
-        try:
-            mod = importlib.import_module(name)
-            out[name] = getattr(mod, "__version__", "?")
-        except Exception:  # noqa: BLE001
-            out[name] = None
-    try:
-        out["quivira"] = importlib.import_module("quivira").__version__
-    except Exception:  # noqa: BLE001
-        out["quivira"] = None
-    return out
-
-
-def cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "?"
 
 
 # ---------------------------------------------------------------------------------- output
@@ -696,7 +545,7 @@ def markdown(doc: dict) -> str:
         trs = "" if tr is None else ("<= " if r.get("time_ratio_is_upper_bound") else "") \
             + f"{tr:.3g}"
         ers = "" if er is None else f"{er:.2g}"
-        total = _fmt_s(r.get("total_s"))
+        total = fmt_s(r.get("total_s"))
         if r["status"] == "timeout":
             total = f">= {total}"
         status = r["status"]
@@ -709,10 +558,10 @@ def markdown(doc: dict) -> str:
         if r["tool"].startswith("exudyn") and r.get("settings"):
             status += f" ({r['settings']['linear_solver']})"
         lines.append(f"| {r['case']} | {r['n_coordinates']} | {r['tool']} | "
-                     f"{_fmt_s(r.get('build_s'))} | {_fmt_s(r.get('compile_s'))} | "
-                     f"{_fmt_s(r.get('integrate_s'))} | {total} | "
-                     f"{_fmt_e(r.get('energy_error'))} | {_fmt_e(r.get('residual'))} | "
-                     f"{trs} | {ers} | {_fmt_s(r.get('peak_rss_mb'))} | {status} |")
+                     f"{fmt_s(r.get('build_s'))} | {fmt_s(r.get('compile_s'))} | "
+                     f"{fmt_s(r.get('integrate_s'))} | {total} | "
+                     f"{fmt_e(r.get('energy_error'))} | {fmt_e(r.get('residual'))} | "
+                     f"{trs} | {ers} | {fmt_s(r.get('peak_rss_mb'))} | {status} |")
     lines += ["", "## Targets", ""]
     if doc["targets"]:
         for t in doc["targets"]:
@@ -738,7 +587,7 @@ def markdown(doc: dict) -> str:
                 else:
                     cells.append(f"{r['total_s']:.3g} / {r['energy_error']:.1e}")
         ch = doc["chosen_settings"].get(case, {})
-        lines.append(f"| {case} | {_fmt_e(ch.get('energy_goal'))} | " + " | ".join(cells)
+        lines.append(f"| {case} | {fmt_e(ch.get('energy_goal'))} | " + " | ".join(cells)
                      + f" | {ch.get('purpose')}, tol {ch.get('tol')} |")
     if doc.get("default_vs_best"):
         lines += default_vs_best_markdown(doc["default_vs_best"])
@@ -808,7 +657,7 @@ def beside_exudyn_markdown(beside: dict, large: bool = False) -> list[str]:
         med, ratios = side.get("medians", {}), side.get("ratios", {})
         for tool, totals in side["totals"].items():
             ratio = f"{ratios[tool]:.2f}" if tool in ratios else ""
-            median = _fmt_s(med.get(tool)) if tool in med else \
+            median = fmt_s(med.get(tool)) if tool in med else \
                 f"{side.get('failed')}: {side['status']}"
             lines.append(f"| {case} | {tool} | " + ", ".join(f"{x:.3g}" for x in totals)
                          + f" | {median} | {ratio} |")
@@ -828,7 +677,7 @@ def plot(doc: dict, path: Path) -> None:
         for family, style, marker in (("chain", "-", "o"), ("scissor", "--", "s"),
                                       ("wall", "", "D"), ("four_bar", "", "^")):
             rows = [r for r in doc["records"] if r["tool"] == tool
-                    and r["case"].startswith(family) and _finite(r.get("total_s"))]
+                    and r["case"].startswith(family) and finite(r.get("total_s"))]
             rows.sort(key=lambda r: r["n_coordinates"])
             if not rows:
                 continue
@@ -884,14 +733,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--output", type=Path, help="write the JSON here (and .md, .png beside)")
     ap.add_argument("--require-targets", action="store_true",
                     help="exit 2 when a target is missed (full run)")
-    ap.add_argument("--worker", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
-    if args.worker:
-        worker(json.loads(args.worker))
-        return 0
-    for p in (str(ROOT), str(HERE)):
-        if p not in sys.path:
-            sys.path.insert(0, p)
 
     quick = args.quick
     cutoff = args.cutoff or (120.0 if quick else 300.0)
@@ -913,18 +755,18 @@ def main(argv: list[str] | None = None) -> int:
     def run_record(case: str, tool: str, setting: dict | None = None, why: str = "") -> dict:
         name, kw = tool_kwargs(tool, case, quick, setting)
         raw = spawn_median(name, case, kw, cutoff, not quick, HEADLINE_RUN_S)
-        from peers import t_end_of
+        from quivira_oracles.peers import t_end_of
 
         t_end = t_end_of(case, kw.get("t_end"))
         rec = make_record(case, tool, infos[case], t_end, raw, cutoff)
         if setting is not None and "purpose" in setting:
             extra = f"setting {setting['purpose']}, tol {setting['tol']}: {why}"
             rec["notes"] = "; ".join(x for x in (rec["notes"], extra) if x)
-        print(f"  {case:11s} {tool:13s} {rec['status']:7s} build {_fmt_s(rec['build_s']):>6s}"
-              f"  compile {_fmt_s(rec['compile_s']):>6s}  integrate "
-              f"{_fmt_s(rec['integrate_s']):>6s}  total "
-              f"{('>=' if rec['status'] == 'timeout' else '') + _fmt_s(rec['total_s']):>7s} s"
-              f"  energy {_fmt_e(rec['energy_error'])}  residual {_fmt_e(rec['residual'])}"
+        print(f"  {case:11s} {tool:13s} {rec['status']:7s} build {fmt_s(rec['build_s']):>6s}"
+              f"  compile {fmt_s(rec['compile_s']):>6s}  integrate "
+              f"{fmt_s(rec['integrate_s']):>6s}  total "
+              f"{('>=' if rec['status'] == 'timeout' else '') + fmt_s(rec['total_s']):>7s} s"
+              f"  energy {fmt_e(rec['energy_error'])}  residual {fmt_e(rec['residual'])}"
               + (f"  [{rec.get('error')}]" if rec["status"] == "error" else ""), flush=True)
         return rec
 
@@ -953,9 +795,9 @@ def main(argv: list[str] | None = None) -> int:
                                                     "total_s", "energy_error", "residual")},
                          "settings": raw.get("settings", setting)})
             print(f"    sweep {setting['purpose']:11s} tol {setting['tol']!s:6s}: "
-                  f"{raw['status']:7s} total {_fmt_s(raw.get('total_s')):>6s} s "
-                  f"(compile {_fmt_s(raw.get('compile_s'))} s), energy error "
-                  f"{_fmt_e(raw.get('energy_error'))}", flush=True)
+                  f"{raw['status']:7s} total {fmt_s(raw.get('total_s')):>6s} s "
+                  f"(compile {fmt_s(raw.get('compile_s'))} s), energy error "
+                  f"{fmt_e(raw.get('energy_error'))}", flush=True)
         if rows:
             sweep[case] = rows
             setting, why = choose_setting(rows, goal, goal_text)
@@ -996,16 +838,16 @@ def main(argv: list[str] | None = None) -> int:
                                  + default_targets(records, sweep, pairs, beside,
                                                    beside_large))
     targets += iftomm_targets
+    machine = machine_info()
     doc = {
         "meta": {
-            "command": "python benchmarks/run.py" + (" --quick" if quick else "")
+            "command": "python -m benchmarks.run" + (" --quick" if quick else "")
                        + (f" --cutoff {cutoff:g}" if args.cutoff else ""),
-            "date": datetime.now(UTC).isoformat(timespec="seconds"),
+            "date": machine["date"],
             "quick": quick, "cutoff_s": cutoff,
-            "machine": {"cpu": cpu_model(), "cpus": os.cpu_count(),
-                        "platform": platform.platform()},
-            "load_average_start": load_start, "load_average_end": load_average(),
-            "versions": versions(), "wall_s": time.perf_counter() - t_run,
+            "machine": {k: machine[k] for k in ("cpu", "cpus", "platform")},
+            "load_average_start": load_start, "load_average_end": machine["load_average"],
+            "versions": machine["versions"], "wall_s": time.perf_counter() - t_run,
             "energy_goal": ENERGY_GOAL, "accuracy_margin": ACCURACY_MARGIN,
         },
         "records": records,
@@ -1018,7 +860,7 @@ def main(argv: list[str] | None = None) -> int:
         "targets": targets,
         "plausibility": {"ok": not problems, "problems": problems},
     }
-    doc = _clean(doc)
+    doc = clean(doc)
 
     print("\n== targets" + (" (checked on the full run only)" if quick else ""), flush=True)
     for t in targets:
@@ -1032,15 +874,13 @@ def main(argv: list[str] | None = None) -> int:
     if out is None and not filtered:
         out = RESULTS / ("quick.json" if quick else "latest.json")
     if out is not None:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps(doc, indent=1, allow_nan=False) + "\n")
-        written = [out]
-        if not quick or args.output is not None:
-            md, png = out.with_suffix(".md"), out.with_name(
+        tables = not quick or args.output is not None
+        written = write_results(out, doc, markdown(doc) if tables else None)
+        if tables:
+            png = out.with_name(
                 "scaling.png" if out.name == "latest.json" else out.stem + "_scaling.png")
-            md.write_text(markdown(doc))
             plot(doc, png)
-            written += [md, png]
+            written.append(png)
         print("\nwrote " + ", ".join(str(w) for w in written), flush=True)
     print(f"wall time {time.perf_counter() - t_run:.0f} s, load average {load_average()}",
           flush=True)
@@ -1052,4 +892,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(main())

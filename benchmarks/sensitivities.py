@@ -22,26 +22,20 @@ Compared, for the first derivatives (96 x 16) and the second derivatives (96 x 1
 Accuracy: max over the outputs of ``|D - D_ref| / max|D_ref|`` per derivative column, then
 the median and the max over the columns. Run from the repository root::
 
-    python benchmarks/sensitivities.py            # full, ~15 min on 2 busy cores
-    python benchmarks/sensitivities.py --quick    # 4 springs, order 1 only, no Exudyn
+    python -m benchmarks.sensitivities            # full, ~15 min on 2 busy cores
+    python -m benchmarks.sensitivities --quick    # 4 springs, order 1 only, no Exudyn
 """
 
 from __future__ import annotations
 
 import argparse
 import itertools
-import platform
-import sys
 import time
-from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
-
-from quivira.examples import scissor  # noqa: E402
+from benchmarks.harness import RESULTS, machine_info
+from quivira.examples import scissor
 
 T_END = 1.0
 K = 20.0
@@ -98,7 +92,7 @@ def exudyn_spec(m, k_values) -> dict:
 
 
 def exudyn_final(m, k_values, h: float = 1e-3) -> np.ndarray:
-    from oracles.force_elements_exudyn import simulate_force_elements_exudyn
+    from quivira_oracles.force_elements_exudyn import simulate_force_elements_exudyn
 
     out = simulate_force_elements_exudyn(exudyn_spec(m, k_values), t_end=T_END, h=h,
                                          times=[T_END])
@@ -272,10 +266,11 @@ def main() -> None:
             print(f"{label}: {t:.1f} s, {runs} runs, error {err}", flush=True)
 
     stamp = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    machine = machine_info()
     out = ["# Sensitivities of a scissor-8 lattice w.r.t. 16 hinge stiffnesses", "",
-           f"`python benchmarks/sensitivities.py` — {stamp}, {platform.machine()}, Python "
-           f"{platform.python_version()}, a shared 2-core machine (other jobs were running: "
-           "timings are indicative).", "",
+           f"`python -m benchmarks.sensitivities` — {stamp}, {machine['cpu']}, Python "
+           f"{machine['versions']['python']}, a shared {machine['cpus']}-core machine (other "
+           "jobs were running: timings are indicative).", "",
            f"Mechanism: `scissor(8)` without its roller (hangs from one pin, 2 DOF), {W} "
            f"torsional springs k = {K} N m/rad; output: the state (96 entries) at t = {T_END} "
            f"s (the 96 x {W} gradient has rank {rank1}). One `simulate` (compiled): "
@@ -298,7 +293,7 @@ def main() -> None:
     text = "\n".join(out) + "\n"
     print(text)
     if not args.quick:
-        (ROOT / "benchmarks" / "results" / "sensitivities.md").write_text(text)
+        (RESULTS / "sensitivities.md").write_text(text)
 
 
 if __name__ == "__main__":

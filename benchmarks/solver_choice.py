@@ -9,20 +9,19 @@ grow with it), the height of the elimination tree of W, the non-zeros of the fac
 build time and the compile time of the integrator (compact mode, opt_level 0, as used
 interactively). The better solver is the model's default (``bar_joint_model.solver``).
 
-Run: ``python benchmarks/solver_choice.py [--quick]`` (writes
+Run: ``python -m benchmarks.solver_choice [--quick]`` (writes
 ``benchmarks/results/solver_choice.json``).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import time
-from pathlib import Path
 
 import heyoka as hy
 
+from benchmarks.harness import RESULTS, machine_info, write_results
 from quivira.examples import chain, scissor
 from quivira.model.assembly import assemble_bar_model
 from quivira.model.compiled import ode_system
@@ -77,9 +76,7 @@ def main() -> None:
                   f"{r['elimination_height']:4d}, factor non-zeros {r['lu_nonzeros']:5d}, "
                   f"build {r['build_s']:.3f} s, compile {r['compile_s']:.3f} s", flush=True)
     if not args.quick:
-        out = Path(__file__).parent / "results" / "solver_choice.json"
-        out.parent.mkdir(exist_ok=True)
-        out.write_text(json.dumps(rows, indent=1) + "\n")
+        write_results(RESULTS / "solver_choice.json", {"rows": rows, "machine": machine_info()})
 
 
 if __name__ == "__main__":

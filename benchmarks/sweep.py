@@ -25,18 +25,18 @@ where there is one):
   these four take turns, three rounds, and each figure is the median round's (the runs are
   short and this machine's speed drifts by up to 1.5x within minutes: taking turns keeps a
   slow phase from deciding a ratio);
-* Exudyn (``ObjectRigidBody2D`` + ``RevoluteJoint2D`` as ``benchmarks/peers/exudyn_peer.py``,
+* Exudyn (``ObjectRigidBody2D`` + ``RevoluteJoint2D`` as ``quivira_oracles/peers/exudyn_peer.py``,
   ``ObjectConnectorTorsionalSpringDamper`` for the hinge springs, generalized-α at h = 1e-3)
   in a loop over a subset, build + solve per variant, extrapolated;
 * SymPy ``LagrangesMethod`` + ``lambdify(cse=True)`` + ``solve_ivp`` DOP853 at 1e-12
-  (``benchmarks/peers/sympy_scipy.py``, numbers substituted per variant) in a loop, cut off
+  (``quivira_oracles/peers/sympy_scipy.py``, numbers substituted per variant) in a loop, cut off
   after ``--sympy-budget`` seconds, extrapolated (four-bar only).
 
 Energy errors: quivira's ``relative_energy_error``; for the peers
 :math:`\\max_t |E - E_0| / \\max(|E_0|, \\max_t T)` with :math:`E = T + V_g + V_{springs}`
 from their q and q̇ at the output times (the same formula).
 
-Run: ``python benchmarks/sweep.py`` (writes ``results/sweep.json`` and ``results/sweep.md``);
+Run: ``python -m benchmarks.sweep`` (writes ``results/sweep.json`` and ``results/sweep.md``);
 ``--quick`` for a smoke run.
 """
 
@@ -45,19 +45,12 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
-import subprocess
-import sys
 import time
-from datetime import UTC, datetime
-from pathlib import Path
 
 import numpy as np
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-RESULTS = HERE / "results"
-MARK = "@@SWEEP-RECORD@@"
+from benchmarks.harness import RESULTS, load_average, machine_info, run_in_process, write_results
+
 T_END = 10.0
 N_POINTS = 101
 H_EXUDYN = 1e-3
@@ -69,7 +62,7 @@ def case_model(case: str):
 
     if case == "four_bar":
         return four_bar()
-    from force_elements import hinge_springs
+    from benchmarks.force_elements import hinge_springs
 
     model = scissor(8)
     hinge_springs(model, 40.0)
@@ -103,7 +96,7 @@ def prepared_states(case: str, values: dict, idx: list[int]) -> np.ndarray:
 def set_variant(model, values: dict, i: int, state: np.ndarray) -> None:
     from quivira.sweeps.values import apply_value, state_entries
 
-    entries = {k for k, _ in state_entries(list(values), model._data)}
+    entries = {k for k, _ in state_entries(list(values), model.engine.data)}
     for k in values:
         if k not in entries:
             apply_value(model, k, float(values[k][i]))
@@ -180,7 +173,7 @@ def part_loop(case: str, n: int, n_sub: int, purpose: str) -> dict:
 
 
 def _mechanism(model):
-    from peers import Mechanism
+    from quivira_oracles.peers import Mechanism
 
     bars = [(*b.pose, b.length, b.mass) for b in model.bars]
     joints = []
@@ -195,7 +188,8 @@ def exudyn_run(model, h: float) -> tuple[np.ndarray, np.ndarray]:
     """Exudyn motion of a quivira model (bars at rest or moving, pins, supports, hinge
     springs): ``(q, qd)`` at the output times."""
     from exudyn import itemInterface as ii
-    from peers import exudyn_peer
+
+    from quivira_oracles.peers import exudyn_peer
 
     mech = _mechanism(model)
     exu, mbs, ref, q_sensors, v_sensors = exudyn_peer.build(mech, N_POINTS)
@@ -270,8 +264,9 @@ def part_exudyn(case: str, n: int, n_sub: int) -> dict:
 
 def part_sympy(case: str, n: int, budget: float) -> dict:
     import sympy as sp
-    from peers import sympy_scipy
     from scipy.integrate import solve_ivp
+
+    from quivira_oracles.peers import sympy_scipy
 
     values = case_values(case, n)
     model = case_model(case)
@@ -309,17 +304,24 @@ def part_sympy(case: str, n: int, budget: float) -> dict:
 PARTS = {"sweep": part_sweep, "loop": part_loop, "exudyn": part_exudyn, "sympy": part_sympy}
 
 
+def part(name: str, args: list) -> dict:
+    """One part of :data:`PARTS` with ``args``, heyoka's disk cache off (it compiles afresh)."""
+    import heyoka as hy
+
+    hy.llvm_state.set_diskcache_enabled(False)
+    return PARTS[name](*args)
+
+
 def run_part(name: str, *args) -> dict:
-    cmd = [sys.executable, __file__, "--part", name, *map(str, args)]
-    out = subprocess.run(cmd, capture_output=True, text=True, cwd=str(HERE.parent))
-    for line in out.stdout.splitlines():
-        if line.startswith(MARK):
-            rec = json.loads(line[len(MARK):])
-            print(f"  {rec['tool']:40s} {rec['wall_s']:9.2f} s  "
-                  f"{rec['variants_per_s']:9.2f} variants/s  energy error max "
-                  f"{rec['energy_error_max']:.1e}", flush=True)
-            return rec
-    raise RuntimeError(f"part {name} {args} failed:\n{out.stdout[-2000:]}\n{out.stderr[-4000:]}")
+    """:func:`part` in a fresh process (the process's own wall time is ``process_wall_s``)."""
+    rec = run_in_process("benchmarks.sweep", "part", {"name": name, "args": list(args)},
+                         wall_key="process_wall_s")
+    if rec["status"] != "ok":
+        raise RuntimeError(f"part {name} {args} failed: {rec.get('error', rec['status'])}")
+    print(f"  {rec['tool']:40s} {rec['wall_s']:9.2f} s  "
+          f"{rec['variants_per_s']:9.2f} variants/s  energy error max "
+          f"{rec['energy_error_max']:.1e}", flush=True)
+    return rec
 
 
 def interleaved_parts(case: str, p: dict, repeats: int = 3) -> list[dict]:
@@ -349,7 +351,6 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="small smoke run")
     ap.add_argument("--sympy-budget", type=float, default=120.0)
-    ap.add_argument("--part", nargs="+", help=argparse.SUPPRESS)
     ap.add_argument("--render", action="store_true",
                     help="only rewrite results/sweep.md from results/sweep.json")
     a = ap.parse_args()
@@ -358,23 +359,14 @@ def main() -> int:
         (RESULTS / "sweep.md").write_text(markdown(res))
         print(markdown(res))
         return 0
-    if a.part:
-        name, *args = a.part
-        import heyoka as hy
-
-        hy.llvm_state.set_diskcache_enabled(False)  # every part compiles afresh
-        conv = [int(x) if x.isdigit() else (float(x) if x.replace(".", "").isdigit() else x)
-                for x in args]
-        print(MARK + json.dumps(PARTS[name](*conv)))
-        return 0
     plan = {"four_bar": {"n": 1000, "loop": 50, "exudyn": 10},
             "scissor8": {"n": 200, "loop": 10, "exudyn": 3}}
     if a.quick:
         plan = {"four_bar": {"n": 40, "loop": 5, "exudyn": 2},
                 "scissor8": {"n": 8, "loop": 2, "exudyn": 1}}
         a.sympy_budget = min(a.sympy_budget, 20.0)
-    started = datetime.now(UTC).isoformat(timespec="seconds")
-    load_before = os.getloadavg()
+    started = machine_info()["date"]
+    load_before = load_average()
     records: dict = {}
     for case, p in plan.items():
         print(f"{case}: {p['n']} variants, {T_END:g} s each", flush=True)
@@ -391,13 +383,14 @@ def main() -> int:
                   for r in recs[2:]}
         summary[case] = {"best_sweep": best["tool"], "ratios": ratios,
                          "scaling_2_over_1": recs[1]["wall_s"] / recs[0]["wall_s"]}
-    result = {"started": started, "finished": datetime.now(UTC).isoformat(timespec="seconds"),
-              "load_average_before": load_before, "load_average_after": os.getloadavg(),
-              "cpus": os.cpu_count(), "quick": a.quick, "t_end": T_END, "n_points": N_POINTS,
+    machine = machine_info()
+    result = {"started": started, "finished": machine["date"],
+              "load_average_before": load_before, "load_average_after": machine["load_average"],
+              "cpus": machine["cpus"], "machine": machine, "quick": a.quick, "t_end": T_END,
+              "n_points": N_POINTS,
               "records": records, "summary": summary}
     name = "sweep_quick" if a.quick else "sweep"
-    (RESULTS / f"{name}.json").write_text(json.dumps(result, indent=1))
-    (RESULTS / f"{name}.md").write_text(markdown(result))
+    write_results(RESULTS / f"{name}.json", result, markdown(result))
     print(markdown(result))
     return 0
 
@@ -411,7 +404,7 @@ def markdown(res: dict) -> str:
              + (" (a machine shared with other jobs: timings are noisy)"
                 if max(res['load_average_before'][0], res['load_average_after'][0]) > 1.5
                 else "") + ". Each line is a fresh process; compile included. "
-             "`python benchmarks/sweep.py`.", ""]
+             "`python -m benchmarks.sweep`.", ""]
     for case, recs in res["records"].items():
         lines += [f"## {case}: {recs[0]['variants']} variants × {res['t_end']:g} s", "",
                   "| tool | variants measured | wall time (s) | variants/s | energy error "
@@ -483,4 +476,4 @@ def markdown(res: dict) -> str:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(main())

@@ -2,7 +2,7 @@
 
 Run from the repository root::
 
-    python benchmarks/widgets_speed.py [--repeat 15]
+    python -m benchmarks.widgets_speed [--repeat 15]
 
 Prints a table and writes ``benchmarks/results/widgets_speed.json``. Targets:
 
@@ -32,11 +32,7 @@ Numbers are medians over ``--repeat`` runs (min in brackets), in milliseconds.
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import platform
 import statistics
-import sys
 import time
 from pathlib import Path
 
@@ -49,6 +45,7 @@ import ipywidgets  # noqa: E402
 import numpy as np  # noqa: E402
 
 import quivira  # noqa: E402
+from benchmarks.harness import load_average, machine_info, write_results  # noqa: E402
 from quivira.examples import chain, scissor  # noqa: E402
 from quivira_widgets import ModelView, MotionPlayer, Studio  # noqa: E402
 from quivira_widgets._figure import ipympl_available  # noqa: E402
@@ -176,9 +173,8 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=15)
     args = ap.parse_args()
     backends = ["static"] + (["ipympl"] if ipympl_available() else [])
-    results: dict = {"machine": {"python": platform.python_version(),
-                                 "platform": platform.platform(), "cpus": os.cpu_count(),
-                                 "load_average": list(os.getloadavg())},
+    machine = machine_info()
+    results: dict = {"machine": {"python": machine["versions"]["python"], **machine},
                      "versions": {"quivira": quivira.__version__,
                                   "ipywidgets": ipywidgets.__version__,
                                   "matplotlib": matplotlib.__version__},
@@ -224,12 +220,11 @@ def main() -> int:
         }
         print(f"  targets met: {r['verdict']}", flush=True)
         results["backends"][be] = r
-    results["machine"]["load_average_after"] = list(os.getloadavg())
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(json.dumps(results, indent=1))
+    results["machine"]["load_average_after"] = load_average()
+    write_results(RESULTS, results)
     print(f"wrote {RESULTS}")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(main())

@@ -28,6 +28,7 @@ from .model.elements import (
     Distance,
     Element,
     ForceActuator,
+    GearPair,
     GroundSlider,
     JointMotor,
     KnifeEdge,
@@ -66,7 +67,8 @@ def fields_of(kind: type) -> list[dict]:
 
 
 __all__ = ["KINDS", "AngleStop", "Bar", "BodyPin", "Contact", "CoordinateConstraint",
-           "Distance", "Element", "ForceActuator", "GroundSlider", "JointMotor", "KnifeEdge",
+           "Distance", "Element", "ForceActuator", "GearPair", "GroundSlider", "JointMotor",
+           "KnifeEdge",
            "Latch", "Parameter", "Particle", "PinInSlot", "PinJoint", "PointLoad",
            "PrismaticJoint", "RigidBody", "RollingOnDisc", "RollingOnLine", "SpringDamper",
            "Support", "TorqueActuator", "TorsionalSpring", "UserConstraint", "UserEvent",

@@ -37,6 +37,7 @@ from .._repr import short_repr
 from ..lagrangian import first_order_system
 from .assembly import BarAssembly, assemble_bar_model
 from .data import ModelData
+from .geometry import NonFiniteConstraintError
 from .monomials import Coefficients
 from .regularity import structurally_regular
 
@@ -505,20 +506,6 @@ N_ENERGY = 5
 
 def _time_kw(cf, t):
     return {"time": t} if cf.is_time_dependent else {}
-
-
-class NonFiniteConstraintError(ValueError):
-    """A constraint row, or an entry of its Jacobian, is not finite at a pose.
-
-    Attributes
-    ----------
-    rows : list of int
-        The rows that are not finite (indices of the compiled system's rows).
-    """
-
-    def __init__(self, message: str, rows: list[int]) -> None:
-        super().__init__(message)
-        self.rows = rows
 
 
 def evaluate_geometry(cs: CompiledSystem, q: np.ndarray, pars: np.ndarray, t: float = 0.0,

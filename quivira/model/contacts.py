@@ -276,8 +276,7 @@ def start(run) -> None:
     """
     switches = run.cs.assembly.collected.switches
     keys = [key for key in switches
-            if (element(run, key).unilateral or element(run, key).locking)
-            and not run.is_active(key)]
+            if element(run, key).joins_impacts and not run.is_active(key)]
     if not keys:
         settle(run)
         return
@@ -296,7 +295,7 @@ def start(run) -> None:
                 el.locking or float(np.min(J[cols] @ qd)) < -speed_tol):
             first = key
     if first is not None:  # its impact takes every other row closing now along
-        run.dispatch(first, "lock" if element(run, first).locking else "close")
+        run.dispatch(first, element(run, first).closing_role)
     settle(run)
     level_gaps(run)
 
@@ -361,7 +360,7 @@ class RunActions(EventActions):
         run = self.run
         keys = [key for key in run.cs.assembly.collected.switches
                 if key != self.key and not run.is_active(key)
-                and (element(run, key).unilateral or element(run, key).locking)]
+                and element(run, key).joins_impacts]
         if not keys:
             return []
         _, qd, F, J = geometry_with(run, keys)
@@ -424,10 +423,7 @@ class RunActions(EventActions):
             sel = np.isin(active, cols)
             e_c = 0.0
             if c_el.unilateral:
-                speed = float(-np.min(v[sel]))
-                e_c = getattr(c_el, "restitution", 0.0)
-                if e_c * speed < max(c_el.rest_speed, floor):
-                    e_c = 0.0
+                e_c = c_el.restitution_at(float(-np.min(v[sel])), floor)
                 unilateral |= sel
             bounces[key] = e_c
             b[sel] = (1.0 + e_c) * v[sel]
@@ -465,7 +461,7 @@ class RunActions(EventActions):
                     run.set_flag(key, True)
                 else:
                     rec["redundant"] = True
-                    act.set_value("angle", c_el.angle + 1e6)  # see Latch.on_event
+                    c_el.on_redundant_lock(act)
                 records.append((key, "latched", rec))
             else:  # it bounces, or rests if settle switches it on
                 records.append((key, "impact" if bounces[key] > 0.0 else None, rec))

@@ -25,7 +25,7 @@ import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import heyoka as hy
 import numpy as np
@@ -35,7 +35,7 @@ from ..budget import Budget, interrupts_polled
 from ..lagrangian import assemble_eom, eom_result
 from . import names, persistence
 from .data import Bar, ModelData
-from .editing import ModelEditor
+from .editing import UNSET, ModelEditor
 from .elements import (
     Parameter,
     PinJoint,
@@ -44,6 +44,7 @@ from .elements import (
 )
 from .elements.actuators import parameter_variable
 from .elements.pin_joint import inferred_joints
+from .engine_api import Engine, study
 from .linearize import Linearization, Linearizer, Modes
 from .names import Name
 from .results import AssemblyReport, ConstraintCheck, Sparsity, StateMatrices
@@ -65,10 +66,10 @@ from .validation import (
     real_array,
 )
 
-__all__ = ["BarJointModel", "ConstraintCheck", "ConstraintWarning", "bar_joint_model"]
+if TYPE_CHECKING:  # for the annotation only: the model does not import a study at run time
+    from ..sensitivity import Sensitivities
 
-#: marks an argument that was not given
-_UNSET = object()
+__all__ = ["BarJointModel", "ConstraintCheck", "ConstraintWarning", "bar_joint_model"]
 
 
 class bar_joint_model:  # noqa: N801 - API name
@@ -125,6 +126,17 @@ class bar_joint_model:  # noqa: N801 - API name
     @property
     def _data(self) -> ModelData:
         return self._editor.data
+
+    @property
+    def engine(self) -> Engine:
+        """The declared engine API of this model, for studies, widgets and benchmarks.
+
+        An :class:`~quivira.model.engine_api.Engine` over this model's parts: ``data`` (the
+        current data snapshot), ``simulator`` (the compiled-code cache), ``lock`` and
+        ``commit(data, what)``. Not needed for modelling or simulating: the methods of the
+        model are the user API.
+        """
+        return Engine(self._editor, self._simulator)
 
     # ------------------------------------------------------------------ settings
     @property
@@ -308,7 +320,7 @@ class bar_joint_model:  # noqa: N801 - API name
         """
         return self._editor.add_item(item)
 
-    def set(self, name: str, value: Any = _UNSET, /, **values: Any) -> None:
+    def set(self, name: str, value: Any = UNSET, /, **values: Any) -> None:
         """Set values of a body, an element, a named parameter or the model, by name.
 
         ``model.set("spring0", k=200.0, c=1.5)``, ``model.set("spring0.k", 200.0)``,
@@ -1384,9 +1396,9 @@ class bar_joint_model:  # noqa: N801 - API name
 
         Parameters
         ----------
-        parameter : str or tuple
-            ``"g"``, ``"force 0 · fy"``, ``"spring 1 · l0"`` (``"<kind> <index> · <name>"``
-            of :meth:`parameter_keys`), or the name of a named parameter.
+        parameter : str
+            ``"g"``, an element's runtime datum such as ``"force0.fy"`` or ``"spring1.l0"``,
+            or the name of a named parameter (:meth:`parameters` lists the names).
         values : sequence of float
             Start and end value (and the spacing that bounds the steps).
         q_guess : sequence of float, optional
@@ -1683,14 +1695,14 @@ class bar_joint_model:  # noqa: N801 - API name
                       n_points: int = 201, *, tol: float | None = None,
                       at: Any = None, max_steps: int = DEFAULT_MAX_STEPS,
                       max_wall_s: float = DEFAULT_MAX_WALL_S
-                      ) -> Sensitivities:  # noqa: F821 - imported on use
+                      ) -> Sensitivities:
         r"""Compute derivatives of the motion and its outputs with respect to model data.
 
         Up to ``order``, from heyoka's variational equations
         :math:`\tfrac{d}{dt}∂^α x = ∂^α f(x, w)` of the (stabilized) equations of motion.
 
         See :func:`quivira.sensitivity.sensitivities` for the parameters (``wrt`` names such
-        as ``"g"``, ``"bar 1 · mass"``, ``"torsional spring 0 · k"``, ``"th0"``), the
+        as ``"g"``, ``"bar1.mass"``, ``"torsion0.k"``, ``"bar0.theta"``), the
         treatment of the constraints and of terminal events; returns a
         :class:`~quivira.sensitivity.Sensitivities` (labelled arrays, ``taylor_map``,
         ``propagate``). The model is not changed. ``max_steps`` and ``max_wall_s`` are the
@@ -1698,10 +1710,9 @@ class bar_joint_model:  # noqa: N801 - API name
         :class:`BudgetExceededError` or :class:`SimulationInterrupted` with the sensitivities
         so far in ``.result``.
         """
-        from ..sensitivity import sensitivities
-
-        return sensitivities(self, t_end, wrt, order, outputs, n_points, tol=tol, at=at,
-                             max_steps=max_steps, max_wall_s=max_wall_s)
+        # registered by quivira.sensitivity: the model does not import the study
+        return study("sensitivities")(self, t_end, wrt, order, outputs, n_points, tol=tol,
+                                      at=at, max_steps=max_steps, max_wall_s=max_wall_s)
 
 
 BarJointModel = bar_joint_model

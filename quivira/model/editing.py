@@ -14,17 +14,20 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import numbers
-import warnings
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import heyoka as hy
 
 from .._repr import short_repr
+from .._warnings import warn_caller
 from . import persistence
 from .data import Bar, ModelData
 from .elements import KINDS, Element
 from .validation import bar_index, check_index
+
+#: marks an argument that was not given (the default value of ``bar_joint_model.set``)
+UNSET = object()
 
 
 class ModelEditor:
@@ -55,8 +58,8 @@ class ModelEditor:
             try:
                 cb(what)
             except Exception as exc:  # an observer's bug must not undo or hide the edit
-                warnings.warn(f"model observer {cb!r} failed on {what!r}: {exc!r}",
-                              RuntimeWarning, stacklevel=4)
+                warn_caller(f"model observer {cb!r} failed on {what!r}: {exc!r}",
+                            RuntimeWarning)
 
     @contextlib.contextmanager
     def batch(self) -> Iterator[None]:
@@ -324,12 +327,11 @@ class ModelEditor:
         changes nothing.
         """
         from . import names
-        from .core import _UNSET
         from .validation import check_positive, check_real, check_stabilization
 
         if not isinstance(name, str):
             raise TypeError(f"set: expected a name (a string), got {short_repr(name)}")
-        if value is not _UNSET:
+        if value is not UNSET:
             if values:
                 raise TypeError("set: give one value after a name 'owner.field', or "
                                 "field=value pairs after an owner's name, not both")

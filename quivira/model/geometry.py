@@ -9,16 +9,34 @@ Coordinates are per body (3 per bar or rigid body, 2 per particle: the weights o
 the part of :math:`\dot q` that violates
 :math:`J\dot q = 0` in the mass metric: :math:`\dot q \leftarrow \dot q - M^{-1}J^T W^{-1}
 J\dot q`.
+A pose where a constraint is not finite raises :class:`NonFiniteConstraintError` (the
+compiled code's evaluation raises it; the projection shortens its step on it). This module
+imports no other module of the model.
 """
 
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .compiled import NonFiniteConstraintError
-from .data import Bar
+if TYPE_CHECKING:  # annotations only: geometry imports no module of the model
+    from .data import Bar
+
+
+class NonFiniteConstraintError(ValueError):
+    """A constraint row, or an entry of its Jacobian, is not finite at a pose.
+
+    Attributes
+    ----------
+    rows : list of int
+        The rows that are not finite (indices of the compiled system's rows).
+    """
+
+    def __init__(self, message: str, rows: list[int]) -> None:
+        super().__init__(message)
+        self.rows = rows
 
 
 def _segment(b: Bar):
@@ -107,7 +125,7 @@ def project_positions(q0: np.ndarray, geometry, weights: np.ndarray, *, tol: flo
     """Gauss–Newton: ``q ← q − D⁻¹ (J D⁻¹)⁺ F(q)`` until ``max|F| ≤ tol``.
 
     ``geometry(q)`` returns ``(F, J)``. Returns ``(q, F, converged)``. A trial pose where the
-    constraints are not finite (:class:`~quivira.model.compiled.NonFiniteConstraintError`)
+    constraints are not finite (:class:`NonFiniteConstraintError`)
     shortens the step; at ``q0`` itself the error is raised.
     """
     q = np.array(q0, dtype=float)

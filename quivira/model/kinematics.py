@@ -37,7 +37,6 @@ rocker c, ground d and crank angle φ.
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,6 +44,7 @@ import heyoka as hy
 import numpy as np
 
 from .._repr import short_repr
+from .._warnings import warn_caller
 from ..budget import Budget, check_output_bytes, partial_on_interrupt, stop_if_exceeded
 from . import geometry as geo
 from .compiled import CompiledSystem, NonFiniteConstraintError, evaluate_geometry
@@ -453,7 +453,7 @@ def kinematic_sweep(data: ModelData, cs: CompiledSystem, pars: np.ndarray, activ
                            f"{target:.10g}: the driver cannot move on there (a dead centre or "
                            "singular pose, singularity measure "
                            f"{sw.measure(sw.A(sw.FJ(qcur)[1])):.3g})")
-                warnings.warn(message, SweepWarning, stacklevel=3)
+                warn_caller(message, SweepWarning)
                 if vcur != V[-1]:  # the last pose reached, nearest to the dead centre
                     Q.append(qcur)
                     DQ.append(dqc)

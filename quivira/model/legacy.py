@@ -375,8 +375,8 @@ def set_constraint_active(self, constraint: str | int, active: bool) -> None:
         On or off.
     """
     kind, pos = self._editor.find_named(constraint)
-    if not getattr(kind, "switchable", False):
-        switchable = " or ".join(k.title for k in KINDS if getattr(k, "switchable", False))
+    if not kind.switchable:
+        switchable = " or ".join(k.title for k in KINDS if k.switchable)
         raise ValueError(f"constraint {constraint!r} is not a {switchable}; only those have "
                          "an active flag (remove others instead)")
     flag = check_flag(active, "active")

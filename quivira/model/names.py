@@ -26,10 +26,10 @@ from __future__ import annotations
 
 import difflib
 import re
-import warnings
 from dataclasses import dataclass
 from typing import Any
 
+from .._warnings import warn_caller
 from .data import ModelData
 
 #: separator of the parts of a name
@@ -45,6 +45,11 @@ _BODY_NAME = re.compile(r"^(bar|particle|body)(\d+)$")
 #: the warning of an earlier spelling or method: pending (shown with ``-W default`` or in
 #: tests) while the course and the docs move to the new names, a DeprecationWarning after
 EARLIER_SPELLING = PendingDeprecationWarning
+
+
+def warn_earlier(message: str) -> None:
+    """Warn (:data:`EARLIER_SPELLING`) about an earlier spelling, at the user's line."""
+    warn_caller(message, EARLIER_SPELLING)
 
 
 @dataclass(frozen=True)
@@ -254,9 +259,8 @@ def lookup(data: ModelData, name: Any, what: str = "name") -> Name:
         return table[name]
     canonical = _legacy(data, name)
     if canonical is not None and canonical in table:
-        warnings.warn(f"{name!r} is an earlier spelling of {canonical!r}; use {canonical!r} "
-                      "(the earlier spellings go in the next release)", EARLIER_SPELLING,
-                      stacklevel=3)
+        warn_earlier(f"{name!r} is an earlier spelling of {canonical!r}; use {canonical!r} "
+                     "(the earlier spellings go in the next release)")
         return table[canonical]
     if not isinstance(name, str):
         from .._repr import short_repr
@@ -311,8 +315,8 @@ def row_index(labels: list[str], label: Any) -> int:
     if new is not None and new not in labels:  # a stored name of an earlier release
         new = label.replace(" · ", SEP) if isinstance(label, str) else None
     if new is not None and new in labels:
-        warnings.warn(f"the label {label!r} is spelled {new!r} now (the earlier spelling goes "
-                      "in the next release)", EARLIER_SPELLING, stacklevel=3)
+        warn_earlier(f"the label {label!r} is spelled {new!r} now (the earlier spelling goes "
+                     "in the next release)")
         return labels.index(new)
     from .._repr import short_repr
 

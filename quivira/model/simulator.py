@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import collections
 import threading
-import warnings
 import weakref
 from collections import OrderedDict
 from typing import Any
@@ -29,6 +28,7 @@ from typing import Any
 import heyoka as hy
 import numpy as np
 
+from .._warnings import warn_caller
 from ..budget import (
     DEFAULT_MAX_STEPS,
     DEFAULT_MAX_WALL_S,
@@ -484,10 +484,10 @@ class Simulator:
             if np.max(np.abs(v)) > tolerance * scale:
                 worst = int(np.argmax(np.abs(v)))
                 qd = geo.project_velocities(state[n:], J, mass_diagonal(data), v)
-                warnings.warn(
+                warn_caller(
                     f"initial velocities violate the velocity constraints (largest: "
                     f"{labels[worst]}, {v[worst]:.3g}); they were projected onto them (least "
-                    "change in the kinetic-energy metric)", ConstraintWarning, stacklevel=4)
+                    "change in the kinetic-energy metric)", ConstraintWarning)
                 state[n:] = qd
         return state
 
@@ -854,7 +854,7 @@ class _Run:
             return
         element.on_event(role, contacts.RunActions(self, key))
         self.flush_records()
-        if element.unilateral or element.locking:
+        if element.joins_impacts:
             contacts.level_gaps(self)
             contacts.clear_rebounds(self)
 
@@ -919,12 +919,12 @@ class _Run:
             change = b1 - b0
             extra["energy_change"] = change
             if abs(change) > SINGULAR_PASS_TOLERANCE * max(s0, s1, 1e-300):
-                warnings.warn(
+                warn_caller(
                     f"passing the singular pose at t = {float(ta.time):.6g} s changed the "
                     f"energy balance by {change:.3g} J ({abs(change) / max(s0, s1):.1e} "
                     "of the energy): the motion after it may be inaccurate; compare with "
                     "a smaller singular_threshold, or stop there with singular='stop'",
-                    SingularPassWarning, stacklevel=7)
+                    SingularPassWarning)
             self._entry_balance = None
         self.events.append({"t": float(ta.time), "name": label, "what": "regular again",
                             "state": np.array(ta.state[:2 * self.n]), **extra})

@@ -59,8 +59,7 @@ from .compiled import CompiledSystem, NonFiniteConstraintError, evaluate_geometr
 from .data import ModelData
 from .elements import BY_KIND
 from .linearize import partition, tangent_basis
-from .names import canonical, row_index
-from .names import parameters as model_parameters
+from .names import SEP, canonical, element_name, row_index, warn_earlier
 from .symbolic import RUN_PARAMETERS, parameter_layout
 from .trajectory import ReactionForce, reactions_from_multipliers
 from .validation import check_positive, real_array
@@ -102,17 +101,18 @@ def _time_kw(cf, t: float) -> dict:
 
 
 def resolve_parameter(data: ModelData, parameter: Any) -> tuple[str, Any]:
-    """Return ``(label, setter)`` of a continuation parameter.
+    """Return ``(name, setter)`` of a continuation parameter.
 
     ``setter(v)`` returns the model data with that parameter set to ``v``.
 
     Parameters
     ----------
-    parameter : str or tuple
-        ``"g"``; the name of a named parameter (``model.add_parameter``); a label
-        ``"<kind> <index> · <name>"`` such as ``"force 0 · fy"``, ``"spring 1 · l0"``,
-        ``"torsional 0 · preload"``; or a parameter key tuple from
-        ``model.parameter_keys()``.
+    parameter : str
+        ``"g"``; the name of a named parameter (``Parameter(name="A", ...)``); or the name of
+        an element's runtime datum, ``"<element>.<field>"`` such as ``"force0.fy"``,
+        ``"spring1.l0"``, ``"torsion0.preload"`` (``model.parameters()`` lists them). The
+        spellings of earlier releases (``"force 0 · fy"``, a key tuple of
+        ``model.parameter_keys()``) are read with a pending-deprecation warning.
     """
     if isinstance(parameter, str) and parameter == "g":
         def set_g(v: float) -> ModelData:
@@ -125,36 +125,42 @@ def resolve_parameter(data: ModelData, parameter: Any) -> tuple[str, Any]:
                 and not (len(k) > 2 and str(k[-1]).startswith("sL"))]
 
     def label(k: tuple) -> str:
+        """Return the name of key ``k``: the named parameter's, or ``"<element>.<field>"``."""
+        if k[0] == "param":
+            return str(k[-1])
+        el = data.elements[BY_KIND[k[0]].collection][k[1]]
+        return f"{element_name(el, k[1])}{SEP}{'/'.join(str(x) for x in k[2:])}"
+
+    def earlier(k: tuple) -> str:
         return f"{k[0]} {k[1]} · {' '.join(str(x) for x in k[2:])}"
 
     found = None
     if isinstance(parameter, tuple):
         found = parameter if parameter in settable else None
     elif isinstance(parameter, str):
-        for k in settable:
-            if label(k) == parameter or (k[0] == "param" and k[-1] == parameter):
-                found = k
-                break
-        else:  # the canonical name of the model: "force0.fy", "spring1.l0"
-            known = {n.name for n in model_parameters(data)}
-            for k in settable:
-                if k[0] != "param" and canonical(data, label(k), known) == parameter:
-                    found = k
-                    break
+        found = next((k for k in settable if label(k) == parameter), None)
+        if found is None:  # an earlier spelling: "force 0 · fy"
+            name = canonical(data, parameter)
+            found = next((k for k in settable if k[0] != "param" and
+                          (earlier(k) == parameter or label(k) == name)), None)
     else:
-        raise TypeError("parameter must be a string such as 'g', 'force 0 · fy' or the name of "
-                        f"a named parameter, or a key tuple, got {short_repr(parameter)}")
+        raise TypeError("parameter must be a name such as 'g', 'force0.fy' or the name of a "
+                        f"named parameter, got {short_repr(parameter)}")
     if found is None:
-        names = ["g"] + [str(k[-1]) if k[0] == "param" else label(k) for k in settable]
+        names = ["g"] + [label(k) for k in settable]
         raise ValueError(f"unknown parameter {short_repr(parameter)}; the model's load, spring "
                          f"and named parameters are {names}")
+    if parameter != label(found):
+        warn_earlier(f"parameter {short_repr(parameter)} is an earlier spelling of "
+                     f"{label(found)!r}; use {label(found)!r} (the earlier spellings go in "
+                     "the next release)")
     pos = found[1]
     name = found[2:]
     kind = BY_KIND[found[0]]
     attr = "value" if found[0] == "param" else name[-1]
     el0 = data.elements[kind.collection][pos]
     if len(name) != 1 or not hasattr(el0, attr):
-        raise ValueError(f"parameter {label(found)} is not a datum that can be varied")
+        raise ValueError(f"parameter {label(found)!r} is not a datum that can be varied")
 
     def setter(v: float) -> ModelData:
         d = data.copy()
@@ -162,7 +168,7 @@ def resolve_parameter(data: ModelData, parameter: Any) -> tuple[str, Any]:
         object.__setattr__(el, attr, float(v))
         return d
 
-    return label(found) if found[0] != "param" else str(found[-1]), setter
+    return label(found), setter
 
 
 class StaticsProblem:

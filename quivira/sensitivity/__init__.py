@@ -8,9 +8,12 @@
 * :func:`optimize`: scipy.optimize with gradients from the sensitivities.
 """
 
+from ..model.engine_api import register_study
 from .analysis import sensitivities, variable_names
 from .optimize import Dual, Objective, OptimizeResult, optimize
 from .results import Normal, Propagation, Sensitivities, Uniform
+
+register_study("sensitivities", sensitivities)  # model.sensitivities calls it
 
 __all__ = ["Dual", "Normal", "Objective", "OptimizeResult", "Propagation", "Sensitivities",
            "Uniform", "optimize", "sensitivities", "variable_names"]

@@ -26,7 +26,8 @@ from ..budget import (
     propagate_grid,
 )
 from ..model.compiled import evaluate_geometry, evaluate_outputs
-from ..model.simulator import _check_count, _check_tol, first_step_guard, initial_state
+from ..model.engine_api import check_count, check_tol
+from ..model.simulator import first_step_guard, initial_state
 from ..model.symbolic import coordinate_names, parameter_layout
 from ..model.trajectory import BudgetExceededError, SimulationInterrupted
 from ..model.validation import check_positive, check_real
@@ -306,11 +307,12 @@ def sensitivities(model, t_end: float, wrt: str | Sequence[str], order: int = 1,
     t_end = check_positive(t_end, "t_end")
     order = _check_order(order)
     kinds = _check_outputs(outputs)
-    n_points = _check_count(n_points, "n_points", 2)
-    tol = None if tol is None else _check_tol(tol)
+    n_points = check_count(n_points, "n_points", 2)
+    tol = None if tol is None else check_tol(tol)
     budget = Budget(max_steps, max_wall_s)
-    data = model._data
-    sim = model._simulator
+    engine = model.engine
+    data = engine.data
+    sim = engine.simulator
     if not data.bars:
         raise ValueError("the model has no bars; add a bar first")
     n = data.n_coordinates()
@@ -348,7 +350,7 @@ def sensitivities(model, t_end: float, wrt: str | Sequence[str], order: int = 1,
         state0 = state_nom
     _, J = evaluate_geometry(cs, state0[:n], full, 0.0, qd=state0[n:])
     vs = variational_system(sim, data, cs, variables, order, tol, excluded)
-    variables_at = resolve(data_at, [v.name for v in variables])
+    variables_at = resolve(data_at, [v.name for v in variables], warn=False)
     for j, val in values.items():
         variables_at[j] = Variable(variables[j].name, variables[j].kind, variables[j].index,
                                    val)
@@ -362,7 +364,7 @@ def sensitivities(model, t_end: float, wrt: str | Sequence[str], order: int = 1,
         vs.step_cost = decomposition_cost(vs.ta)
     result = _Partial(vs, data, kinds, variables, variables_at, ext, order, dep_q, dep_v,
                       t_start)
-    with sim._lock:  # one variational integrator per selection: runs take turns
+    with engine.lock:  # one variational integrator per selection: runs take turns
         init = initial_jets(vs, state0, ext, dep_q, dep_v, J)
         ta = vs.ta
         ta.time = 0.0
@@ -448,4 +450,4 @@ def variable_names(model) -> list[str]:
     """Every name ``sensitivities`` accepts in ``wrt`` for this model."""
     from .parameters import available
 
-    return [v.name for v in available(model._data)]
+    return [v.name for v in available(model.engine.data)]

@@ -1,16 +1,20 @@
 """What a sensitivity can be taken with respect to, and how it enters the equations.
 
-A *differentiation variable* ``w_j`` is one of
+A *differentiation variable* ``w_j`` is named as everywhere else in Quivira
+(:mod:`quivira.model.names`):
 
 * ``"g"``: the acceleration of gravity;
-* ``"bar i · mass"``, ``"bar i · length"``: a bar's data; ``"particle i · mass"``;
-  ``"body i · mass"``, ``"body i · inertia"`` of a rigid body (its inertia is a datum of its
+* ``"bar3.mass"``, ``"bar3.length"``: a bar's data; ``"particle3.mass"``;
+  ``"body3.mass"``, ``"body3.inertia"`` of a rigid body (its inertia is a datum of its
   own, not :math:`mL^2/12`);
-* a leaf runtime parameter of an element, ``"<element> · <name>"`` (e.g.
-  ``"torsional spring 0 · k"``, ``"force 1 · fy"``, ``"support 0 · x"``), or a named
-  parameter by its name (``"A"`` of ``model.add_parameter("A", ...)``);
-* an initial-state entry by its variable name: ``"x0"``, ``"y0"``, ``"th0"`` (coordinates of
-  bar 0's centre and its angle), ``"vx0"``, ``"vy0"``, ``"om0"`` (velocities), ...
+* a runtime field of an element, ``"<element>.<field>"`` (e.g. ``"torsion0.k"``,
+  ``"force1.fy"``, ``"support0.x"``), or a named parameter by its name (``"A"`` of
+  ``Parameter(name="A", value=...)``);
+* an initial-state entry of a body: ``"bar0.x"``, ``"bar0.y"``, ``"bar0.theta"`` (the
+  centre of bar 0 and its angle), ``"bar0.vx"``, ``"bar0.vy"``, ``"bar0.omega"``.
+
+The spellings of earlier releases (``"bar 0 · mass"``, ``"torsional spring 0 · k"``,
+``"th0"``, ``"om1"``) are still read, with a pending-deprecation warning that gives the name.
 
 **Physical parameters, not the compiled ones.** The compiled equations use runtime
 parameters derived from the data (``1/m``, ``m g``, ``12/(m L²)``, ``s L`` of every point on
@@ -36,10 +40,9 @@ from dataclasses import dataclass
 import heyoka as hy
 import numpy as np
 
-from ..model.data import Bar, ModelData, _Body
+from ..model.data import Bar, ModelData
 from ..model.elements import Parameter
-from ..model.names import canonical
-from ..model.names import parameters as model_parameters
+from ..model.names import SEP, STATE_FIELDS, body_name, element_name, warn_earlier
 from ..model.symbolic import coordinate_names, parameter_layout
 
 #: element parameter names that are never differentiation variables (switches, and the
@@ -106,7 +109,7 @@ class _SymbolicBar:
     pin's :math:`1/(m_0 + m_1)` on the masses).
     """
 
-    local_point = _Body.local_point
+    local_point = Bar.local_point  # the body method, read through the bar class
 
     def __init__(self, bar: Bar, length, mass=None) -> None:
         self._bar = bar
@@ -137,9 +140,38 @@ def _leaf_parameters(data: ModelData) -> list[tuple[str, int, float]]:
             if kind is Parameter:
                 label = el.name
             else:
-                label = f"{el.label_prefix(pos)} · {'/'.join(str(p) for p in name)}"
+                label = f"{element_name(el, pos)}{SEP}{'/'.join(str(p) for p in name)}"
             out.append((label, index[(kind.kind, pos, *name)], float(value)))
     return out
+
+
+def _earlier_spellings(data: ModelData) -> dict[str, str]:
+    """Return ``{earlier spelling: name}`` of the variables (``"bar 0 · mass"``, ``"th0"``)."""
+    out = {}
+    for i, b in enumerate(data.bars):
+        bn, kind = body_name(i, b), getattr(b, "body_kind", "bar")
+        for f in ("mass", "length", "inertia"):
+            out[f"{kind} {i} · {f}"] = f"{bn}.{f}"
+    for kind, pos, el in data.items():
+        if kind is not Parameter:
+            for name, _ in el.parameters(data.bars):
+                f = "/".join(str(p) for p in name)
+                out[f"{el.label_prefix(pos)} · {f}"] = f"{element_name(el, pos)}{SEP}{f}"
+    q_names, qd_names = coordinate_names(data)
+    for k, nm in enumerate(q_names + qd_names):
+        out[nm] = _state_names(data)[k]
+    return out
+
+
+def _state_names(data: ModelData) -> list[str]:
+    """Return the names of the initial-state entries, in state order (q, then q̇)."""
+    q, qd = [], []
+    for i, b in enumerate(data.bars):
+        bn = body_name(i, b)
+        for f, (block, j) in STATE_FIELDS.items():
+            if j < b.n_coordinates:
+                (q if block == 0 else qd).append(f"{bn}{SEP}{f}")
+    return q + qd
 
 
 def available(data: ModelData) -> list[Variable]:
@@ -148,24 +180,28 @@ def available(data: ModelData) -> list[Variable]:
     out = [Variable("g", "g", 0, float(data.g))]
     assert layout[0][0] == ("g",)
     for i, b in enumerate(data.bars):
-        out.append(Variable(f"{_body_label(i, b)} · mass", "mass", i, float(b.mass)))
+        bn = body_name(i, b)
+        out.append(Variable(f"{bn}{SEP}mass", "mass", i, float(b.mass)))
         if _is_bar(b):
-            out.append(Variable(f"bar {i} · length", "length", i, float(b.length)))
+            out.append(Variable(f"{bn}{SEP}length", "length", i, float(b.length)))
         elif b.rotates:
-            out.append(Variable(f"body {i} · inertia", "inertia", i, float(b.inertia)))
+            out.append(Variable(f"{bn}{SEP}inertia", "inertia", i, float(b.inertia)))
     out += [Variable(name, "leaf", k, v) for name, k, v in _leaf_parameters(data)]
-    q_names, qd_names = coordinate_names(data)
     state = []
     for b in data.bars:
         state += list(b.pose or (0.0, 0.0, 0.0))[: b.n_coordinates]
     for b in data.bars:
         state += list(b.velocity)[: b.n_coordinates]
-    out += [Variable(nm, "state", k, float(state[k])) for k, nm in enumerate(q_names + qd_names)]
+    out += [Variable(nm, "state", k, float(state[k]))
+            for k, nm in enumerate(_state_names(data))]
     return out
 
 
-def resolve(data: ModelData, wrt) -> list[Variable]:
+def resolve(data: ModelData, wrt, *, warn: bool = True) -> list[Variable]:
     """Return the variables named in ``wrt`` (a name or a sequence of distinct names).
+
+    An earlier spelling (``"bar 0 · mass"``, ``"th0"``) is read with a pending-deprecation
+    warning that gives the name (``warn=False``: read silently, for names already read).
 
     Raises
     ------
@@ -183,17 +219,18 @@ def resolve(data: ModelData, wrt) -> list[Variable]:
     if not names:
         raise ValueError("wrt: give at least one name to differentiate with respect to")
     by_name = {v.name: v for v in available(data)}
-    if any(isinstance(nm, str) and nm not in by_name for nm in names):
-        # the canonical names of the model ("spring0.k", "bar1.mass", "bar0.theta") too
-        known = {n.name for n in model_parameters(data)}
-        for v in list(by_name.values()):
-            c = canonical(data, v.name, known)
-            if c is not None and c not in by_name:
-                by_name[c] = v
+    earlier = _earlier_spellings(data) if any(
+        isinstance(nm, str) and nm not in by_name for nm in names) else {}
     out = []
     for nm in names:
         if not isinstance(nm, str):
             raise TypeError(f"wrt: names must be strings, got {nm!r}")
+        if nm not in by_name and earlier.get(nm) in by_name:
+            if warn:
+                warn_earlier(f"wrt: {nm!r} is an earlier spelling of {earlier[nm]!r}; use "
+                             f"{earlier[nm]!r} (the earlier spellings go in the next "
+                             "release)")
+            by_name[nm] = by_name[earlier[nm]]
         if nm not in by_name:
             valid = ", ".join(repr(k) for k in by_name)
             raise ValueError(f"wrt: unknown name {nm!r}; valid names: {valid}")

@@ -194,12 +194,12 @@ def shared_entry(model_dict: dict | None, key: tuple, settings: dict, model=None
                 sim, cs = sibling[0], sibling[1]
             else:
                 sim = Simulator(solver=settings["solver"])
-                cs = sim.compiled(model._data, settings["tol"], settings["purpose"],
+                cs = sim.compiled(model.engine.data, settings["tol"], settings["purpose"],
                                   integrator=False)
             want_dynamics = "max_abs_lambda" in settings.get("outputs", ())
             if want_dynamics:
                 cs.prepare_dynamics()
-            thr = [k for k, _ in parameter_layout(model._data)].index(("singular_threshold",))
+            thr = [k for k, _ in parameter_layout(model.engine.data)].index(("singular_threshold",))
             batch = _BATCH_COMPILER.submit(_compile_batch, cs, settings, thr, want_dynamics, t0)
             entry = (sim, cs, batch)
             _shared[key] = entry
@@ -297,17 +297,17 @@ class Preparer:
         self.scratch = _model_from_dict(model_dict)
         self.keys = [k for k in keys if k != "model"]
         self.n = self.template.n_coordinates
-        self.state_keys = state_entries(self.keys, self.template._data)
+        self.state_keys = state_entries(self.keys, self.template.engine.data)
         state_names = {k for k, _ in self.state_keys}
         self.param_keys = [k for k in self.keys if k not in state_names]
         self.settings = settings
         self.key = key
         self.fast_keys = [(k, f) for k in self.param_keys
-                          if (f := fast_setter(k, self.template._data)) is not None]
+                          if (f := fast_setter(k, self.template.engine.data)) is not None]
         fast = {k for k, _ in self.fast_keys}
         self.slow_keys = [k for k in self.param_keys if k not in fast]
         self.sim = Simulator(solver=settings["solver"])
-        layout = parameter_layout(self.template._data)
+        layout = parameter_layout(self.template.engine.data)
         self.threshold_index = [i for i, (k, _) in enumerate(layout)
                                 if k == ("singular_threshold",)]
 
@@ -319,7 +319,7 @@ class Preparer:
         """
         if self.key is not None:  # without waiting for the batch integrator
             return shared_entry(None, self.key, self.settings, model=self.template)[1]
-        return self.sim.compiled(self.template._data, self.settings["tol"],
+        return self.sim.compiled(self.template.engine.data, self.settings["tol"],
                                  self.settings["purpose"], integrator=False)
 
     def data(self, row: dict, state0: np.ndarray | None = None):
@@ -333,12 +333,12 @@ class Preparer:
         """
         if self.slow_keys:
             scratch = self.scratch
-            scratch._editor.commit(self.template._data, "sweep variant")
+            scratch.engine.commit(self.template.engine.data, "sweep variant")
             for k in self.slow_keys:
                 apply_value(scratch, k, row[k])
-            data = scratch._data
+            data = scratch.engine.data
         else:
-            data = self.template._data
+            data = self.template.engine.data
         # new bodies, shared elements: committed elements are never changed (edits copy them)
         data = ModelData([b.copy() for b in data.bars],
                          {c: list(lst) for c, lst in data.elements.items()}, data.g,

@@ -16,7 +16,7 @@ from ..budget import (
     interrupts_polled,
 )
 from ..model.compiled import default_compile_options, default_tolerance
-from ..model.simulator import _check_count, _check_purpose, _check_threshold, _check_tol
+from ..model.engine_api import check_count, check_purpose, check_threshold, check_tol
 from ..model.symbolic import coordinate_names, topology_key
 from ..model.validation import check_flag, check_positive
 from .batch import Prepared, Preparer, batch_size, context, shared_entry
@@ -160,17 +160,17 @@ def sweep(model, values: Any, t_end: float, *, n_points: int = 201,
         raise TypeError(f"sweep: model must be a quivira bar_joint_model, got "
                         f"{type(model).__name__}")
     t_end = check_positive(t_end, "t_end")
-    n_points = _check_count(n_points, "n_points", 2)
-    tol = None if tol is None else _check_tol(tol)
+    n_points = check_count(n_points, "n_points", 2)
+    tol = None if tol is None else check_tol(tol)
     if not isinstance(purpose, str):
         raise TypeError(f"purpose must be 'auto', 'interactive' or 'long', got {purpose!r}")
     if purpose != "auto":
         try:
-            purpose = _check_purpose(purpose)
+            purpose = check_purpose(purpose)
         except ValueError:
             raise ValueError(f"purpose must be 'auto', 'interactive' or 'long', got "
                              f"{purpose!r}") from None
-    singular_threshold = _check_threshold(singular_threshold)
+    singular_threshold = check_threshold(singular_threshold)
     if not isinstance(singular, str) or singular not in ("pass", "stop"):
         raise ValueError(f"singular must be 'pass' or 'stop', got {singular!r}")
     checked = Budget(max_steps, max_wall_s)  # each variant has its own budget
@@ -187,9 +187,9 @@ def sweep(model, values: Any, t_end: float, *, n_points: int = 201,
                         f"dask.distributed.Client.get_executor(), got {type(executor).__name__}")
     if workers is None:
         workers = os.cpu_count() or 1
-    workers = _check_count(workers, "workers", 1)
+    workers = check_count(workers, "workers", 1)
     if block_size is not None:
-        block_size = _check_count(block_size, "block_size", 1)
+        block_size = check_count(block_size, "block_size", 1)
     if heyoka_cache_dir is not None:
         heyoka_cache_dir = check_cache_dir(heyoka_cache_dir)
 
@@ -243,12 +243,12 @@ def sweep(model, values: Any, t_end: float, *, n_points: int = 201,
             lanes = batch_size(default_compile_options(m.n_coordinates, group_purpose))
             # without tol, simulate's default rule for this model and t_end, one for the group
             group_tol = tol if tol is not None else default_tolerance(
-                m.n_coordinates, t_end, m._data.time_scale())
+                m.n_coordinates, t_end, m.engine.data.time_scale())
             settings = {**common, "purpose": group_purpose, "tolerance": m.tolerance,
                         "solver": m.solver, "batch_size": lanes, "tol": group_tol}
             model_dict = m.to_dict()
-            key = (topology_key(m._data), group_tol, group_purpose, m.solver, not batch, lanes,
-                   None)
+            key = (topology_key(m.engine.data), group_tol, group_purpose, m.solver, not batch,
+                   lanes, None)
             rows = [{k: table[k][i] for k in keys if k != "model"} for i in idx]
             prep = Preparer(model_dict, keys, settings, model=bar_joint_model.from_dict(model_dict),
                             key=key)
@@ -293,7 +293,7 @@ def sweep(model, values: Any, t_end: float, *, n_points: int = 201,
     # ---------------------------------------------------------------- collect
     widest = max(distinct, key=lambda m: m.n_coordinates)
     n_max = widest.n_coordinates
-    q_names, qd_names = coordinate_names(widest._data)
+    q_names, qd_names = coordinate_names(widest.engine.data)
     labels: list[str] = []
     group_labels = {}
     for j, m in enumerate(distinct):

@@ -187,7 +187,7 @@ def valid_keys(model) -> list[str]:
     from ..model.elements.support import Support
     from ..model.elements.torsional_spring import TorsionalSpring
 
-    data = model._data
+    data = model.engine.data
     keys = ["g", "stabilization", "model"]
     for i, b in enumerate(data.bars):
         kind = getattr(b, "body_kind", "bar")

@@ -515,8 +515,8 @@ def test_sliders_latches_and_the_event_log_in_jupyterlab(jupyter_lab, tmp_path):
         try:
             studio = _open_notebook(page, base, token, "crank.ipynb", expect)
             counts = studio.locator(".quivira-status-counts")
-            expect(counts).to_contain_text("3 bars · 2 joints · 1 support · 0 loads · 1 slider",
-                                           timeout=60_000)
+            expect(counts).to_contain_text(
+                "3 bars · 2 joints · 1 support · 0 loads · 1 ground slider", timeout=60_000)
             studio.get_by_text("Sliders, stops & contact", exact=True).click()
             studio.locator(".quivira-slider-kind select").select_option(label="angle stop")
             studio.locator(".quivira-slider-bar-a select").select_option(label="ground")
@@ -537,7 +537,7 @@ def test_sliders_latches_and_the_event_log_in_jupyterlab(jupyter_lab, tmp_path):
             expect(msg.filter(has_text="restitution e")).to_have_count(0, timeout=30_000)
             page.wait_for_timeout(500)  # the kernel has the values before the click
             studio.locator("button.quivira-add-element").click()
-            expect(counts).to_contain_text("1 stop", timeout=30_000)
+            expect(counts).to_contain_text("1 angle stop", timeout=30_000)
             expect(studio.locator(".quivira-editor .quivira-msg-ok").filter(
                 has_text="added stop0").first).to_be_visible(timeout=30_000)
 

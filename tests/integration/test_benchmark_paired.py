@@ -1,4 +1,4 @@
-"""``benchmarks/paired.py``: the default call against the best swept setting, side by side.
+"""``benchmarks/harness/paired.py``: the default call against the best swept setting, side by side.
 
 Fake runners stand in for the fresh processes, so the choice of setting, the alternation and
 the ratio of medians are checked against numbers worked out by hand.
@@ -6,11 +6,7 @@ the ratio of medians are checked against numbers worked out by hand.
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
-import paired  # noqa: E402
+from benchmarks.harness import paired
 
 ROWS = [  # the sweep: the 0.05 s row is too inaccurate, the 0.10 s one is the fastest good one
     {"purpose": "interactive", "tol": 1e-9, "status": "ok", "total_s": 0.05,
@@ -114,7 +110,7 @@ def test_beside_the_peer_a_failed_run_gives_no_ratio():
 
 
 def _targets(beside, peer_energy=1e-5):
-    import run
+    from benchmarks import run
 
     records = [{"case": "scissor-2", "tool": tool, "status": "ok", "total_s": total,
                 "energy_error": energy}
@@ -150,7 +146,7 @@ def test_the_latency_targets_read_the_side_by_side_ratio_where_there_is_one():
 def test_the_large_model_target_reads_the_side_by_side_speed_up():
     """chain-128's headline default call of 4.36 s against Exudyn h = 1e-4's 102 s says 23.4x
     (MISSED); its round side by side, 3.65 s against 102 s, says 27.9x (OK)."""
-    import run
+    from benchmarks import run
 
     records = [{"case": "chain-128", "tool": tool, "status": "ok", "total_s": total,
                 "energy_error": err}
@@ -208,7 +204,7 @@ def test_beside_the_large_peer_runs_where_the_speed_up_is_close_to_25():
 def test_the_first_version_speed_up_reads_the_chosen_settings_rounds():
     """chain-64's chosen setting: headline 1.90 s against Exudyn h = 1e-4's 46.3 s says 24.4x
     (MISSED); side by side, 1.45 s against 49.8 s, says 34.3x (OK)."""
-    import run
+    from benchmarks import run
 
     records = [{"case": "chain-64", "tool": tool, "status": "ok", "total_s": total,
                 "energy_error": err}

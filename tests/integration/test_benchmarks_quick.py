@@ -1,4 +1,4 @@
-"""Smoke test of the benchmark suite: ``python benchmarks/run.py --quick`` in a subprocess.
+"""Smoke test of the benchmark suite: ``python -m benchmarks.run --quick`` in a subprocess.
 
 Not a timing test: it checks that every tool ran every case it should, and that the records
 are complete and plausible (finite, non-negative times that add up, small energy errors and
@@ -19,7 +19,6 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-RUN = ROOT / "benchmarks" / "run.py"
 EXPECTED = {
     "chain-2": {"quivira", "sympy_scipy", "exudyn_h1e-3"},
     "chain-4": {"quivira", "sympy_scipy", "exudyn_h1e-3"},
@@ -32,7 +31,7 @@ EXPECTED = {
 @pytest.fixture(scope="module")
 def quick_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("bench") / "quick.json"
-    proc = subprocess.run([sys.executable, str(RUN), "--quick", "--output", str(out)],
+    proc = subprocess.run([sys.executable, "-m", "benchmarks.run", "--quick", "--output", str(out)],
                           capture_output=True, text=True, cwd=str(ROOT), timeout=600)
     return proc, out
 
@@ -83,11 +82,7 @@ def test_exudyn_a03_peer_converges_to_the_reference():
     """The Exudyn model of Andrews' mechanism (benchmark peer of IFToMM A03) is the oracle's
     mechanism: its body angles approach the independent 7-angle reference as h² (error 100x
     smaller for a 10x smaller step), to 1e-5 rad at h = 2e-6."""
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    try:
-        from peers import exudyn_a03, iftomm
-    finally:
-        sys.path.remove(str(ROOT / "benchmarks"))
+    from quivira_oracles.peers import exudyn_a03, iftomm
     errors = {}
     for h in (2e-5, 2e-6):
         r = exudyn_a03.run(h=h, states=True)

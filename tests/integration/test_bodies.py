@@ -268,7 +268,7 @@ def test_welded_T_pendulum_period():
 def test_weld_against_exudyn():
     """A T pendulum released at 0.6 rad: Exudyn's revolute joint plus a coordinate constraint
     on the relative angle is the same weld (force at the weld point, pure torque)."""
-    from oracles.exudyn_planar import simulate_bars_exudyn
+    from quivira_oracles.exudyn_planar import simulate_bars_exudyn
 
     L, m, th = 0.8, 1.3, 0.6
     model = qv.BarJointModel()

@@ -28,12 +28,12 @@ import warnings
 import heyoka as hy
 import numpy as np
 import pytest
-from oracles.exudyn_planar import simulate_bars_exudyn
 from scipy.integrate import solve_ivp
 
 from quivira import examples
 from quivira.model import bar_joint_model
 from quivira.model.core import ConstraintWarning
+from quivira_oracles.exudyn_planar import simulate_bars_exudyn
 
 G = 9.81
 

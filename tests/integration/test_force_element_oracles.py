@@ -14,12 +14,13 @@ import math
 
 import numpy as np
 import pytest
-from oracles.force_elements_exudyn import (
+
+from quivira_oracles.force_elements_exudyn import (
     simulate_force_elements_exudyn,
     simulate_spring_pendulum_exudyn,
     simulate_two_bar_torsional_exudyn,
 )
-from oracles.force_elements_sympy import (
+from quivira_oracles.force_elements_sympy import (
     bar_point,
     build_sympy_model,
     damped_torsional_pendulum_angle,

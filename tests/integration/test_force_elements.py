@@ -18,8 +18,6 @@
 from __future__ import annotations
 
 import math
-import sys
-from pathlib import Path
 
 import heyoka as hy
 import numpy as np
@@ -27,10 +25,8 @@ import pytest
 
 import quivira as qv
 from quivira.examples import scissor
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "oracles"))
-import force_elements_exudyn as exu  # noqa: E402
-import force_elements_sympy as fes  # noqa: E402
+from quivira_oracles import force_elements_exudyn as exu
+from quivira_oracles import force_elements_sympy as fes
 
 
 def law(value):

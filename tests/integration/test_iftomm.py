@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from quivira.examples import double_four_bar_redundant, iftomm_a01, iftomm_a02
-from tests.oracles import iftomm as o
+from quivira_oracles import iftomm as o
 
 TOL = 1e-15
 

@@ -15,7 +15,7 @@ import pytest
 from scipy.integrate import solve_ivp
 from scipy.special import binom
 
-from tests.oracles import iftomm as o
+from quivira_oracles import iftomm as o
 
 # ---------------------------------------------------------------------------------------------
 # A direct maximal-coordinate integrator (numpy KKT solves + Baumgarte terms), independent of

@@ -24,9 +24,9 @@ import warnings
 
 import numpy as np
 import pytest
-from oracles.exudyn_planar import simulate_bars_exudyn
 
 from quivira import ConstraintWarning, SingularConfigurationError, bar_joint_model
+from quivira_oracles.exudyn_planar import simulate_bars_exudyn
 
 G = 9.81
 

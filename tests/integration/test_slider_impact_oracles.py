@@ -10,7 +10,7 @@ wrong sign or factor fails:
 * ``oracles.impacts``: the impact formulas against the impulse equations solved as a KKT
   system, the latch against the projection ``-M^-1 J^T W^-1 J qd`` in maximal coordinates and
   against angular momentum, free fall against mpmath, bouncing against stepping the flights;
-* ``benchmarks/peers/exudyn_latching_lattice.py``: the 1-DOF reduction against the bar
+* ``quivira_oracles/peers/exudyn_latching_lattice.py``: the 1-DOF reduction against the bar
   geometry, the quadrature latch time against an ODE with an event, and a short Exudyn run.
 """
 
@@ -24,7 +24,9 @@ from pathlib import Path
 import mpmath
 import numpy as np
 import pytest
-from oracles.impacts import (
+from scipy.integrate import solve_ivp
+
+from quivira_oracles.impacts import (
     bar_end_heights,
     bar_floor_impact,
     bouncing_sequence,
@@ -34,7 +36,7 @@ from oracles.impacts import (
     two_bar_mass_matrix,
     two_bar_state,
 )
-from oracles.sliders_exudyn import (
+from quivira_oracles.sliders_exudyn import (
     SliderCrank,
     simulate_slider_crank_exudyn,
     simulate_slider_crank_minimal,
@@ -43,7 +45,6 @@ from oracles.sliders_exudyn import (
     slider_crank_inverse_dynamics,
     slider_crank_kinematics,
 )
-from scipy.integrate import solve_ivp
 
 G = 9.81
 VARIANTS = [
@@ -478,7 +479,7 @@ def test_flat_bar_lands_like_a_point():
 
 @functools.cache
 def _lattice_module():
-    path = Path(__file__).resolve().parents[2] / "benchmarks" / "peers" / (
+    path = Path(__file__).resolve().parents[2] / "quivira_oracles" / "peers" / (
         "exudyn_latching_lattice.py")
     spec = importlib.util.spec_from_file_location("exudyn_latching_lattice", path)
     mod = importlib.util.module_from_spec(spec)

@@ -14,7 +14,9 @@ import time
 import heyoka as hy
 import numpy as np
 import pytest
-from oracles.impacts import (
+
+import quivira
+from quivira_oracles.impacts import (
     bar_floor_impact,
     bouncing_sequence,
     free_fall_contact_time,
@@ -23,15 +25,13 @@ from oracles.impacts import (
     two_bar_mass_matrix,
     two_bar_state,
 )
-from oracles.sliders_exudyn import (
+from quivira_oracles.sliders_exudyn import (
     SliderCrank,
     simulate_slider_crank_exudyn,
     simulate_slider_crank_minimal,
     slider_crank_driven,
     slider_crank_kinematics,
 )
-
-import quivira
 
 TOL = 1e-15
 
@@ -285,11 +285,7 @@ def test_latching_lattice_locks_all_cells_at_the_exact_instant():
     """scissor(8) under hinge springs with 8 latches (the benchmark case) against the exact
     quadrature of its 1-DOF energy integral: the lock time, the lost kinetic energy (all of
     it), and the latched angle held afterwards; 7 of the 8 latches are redundant."""
-    import sys
-    from pathlib import Path
-
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
-    from latching_lattice import build_quivira, peer
+    from benchmarks.latching_lattice import build_quivira, peer
 
     exact = peer.exact_reference()
     tr = build_quivira().simulate(1.5, n_points=31, tol=TOL)

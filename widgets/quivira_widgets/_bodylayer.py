@@ -29,9 +29,11 @@ import math
 
 import numpy as np
 
+from quivira.elements import PinJoint, Support
+
 from . import _geometry as geo
 from ._figure import FigurePane
-from ._modelinfo import by_collection
+from ._modelinfo import by_collection, of_kind
 from ._switchlayer import _cat, hatched_line
 from ._symbols import join, torque_arcs
 
@@ -135,7 +137,7 @@ class BodyLayer:
     # ------------------------------------------------------------------ model
     def refresh(self, model, snap: geo.Snapshot | None) -> None:
         """Read the bodies and body elements of ``model`` (None: none)."""
-        bars = [] if model is None else model.bars
+        bars = [] if model is None else model.bodies
         el = by_collection(model)
         self._bars = bars
         kinds = [getattr(b, "body_kind", "bar") for b in bars]
@@ -170,8 +172,8 @@ class BodyLayer:
             if r.body_a is None:
                 circles.append((*_resolve(bars, None, r.centre_a), float(r.radius_a)))
         self.ground_circles = np.array(circles, dtype=float).reshape(-1, 3)
-        joints = [] if model is None else model.joints
-        sups = [] if model is None else model.supports
+        joints = [] if model is None else of_kind(model, PinJoint)
+        sups = [] if model is None else of_kind(model, Support)
         self._motors = []
         for mo in el.get("joint_motors", []):
             self._motors.append(self._hinge(joints, sups, mo.body_a, mo.body_b))

@@ -1,7 +1,7 @@
 """Typeset one symbolic entry of M, J, W or λ with readable names.
 
 The compiled equations use runtime parameters ``par[i]`` for every numeric datum; the
-model's :meth:`~quivira.bar_joint_model.parameter_symbols` says how each one is written, so
+bodies and elements say how each one is written (:func:`parameter_symbols`), so
 the formula can be shown in the usual symbols: ``m_i``, ``I_i = m_i L_i²/12``, ``g``, ``s L``
 of the points on bars, load components. SymPy is a lab/test dependency only: it is imported
 when a formula is asked for, and without it the heyoka expression is shown as text.
@@ -11,18 +11,40 @@ from __future__ import annotations
 
 import html
 
+from ._modelinfo import n_bodies
+
 MAX_CHARS = 4000  # longer heyoka expressions are shown as text (typesetting would be slow)
 MAX_NODES = 1500  # SymPy trees larger than this are shown as text, too
+
+
+def parameter_symbols(model) -> list[list[tuple[str, int]]]:
+    """Return the readable symbol of the model's first runtime parameters, in ``par`` order.
+
+    As factors ``(name, power)``; from the bodies' and elements' own ``parameter_symbols``:
+    ``g``, then every body's parameters, then every element's (in row order, as the
+    compiled code lays them out). The run's own parameters after them have no symbol.
+    """
+    bodies = model.bodies
+    out: list[list[tuple[str, int]]] = [[("g", 1)]]
+    for i, b in enumerate(bodies):
+        sym = b.parameter_symbols(i)
+        out += [sym.get(name, []) for name, _ in b.parameters(model.g)]
+    position: dict[type, int] = {}
+    for el in model.elements.values():
+        pos = position.get(type(el), 0)
+        position[type(el)] = pos + 1
+        sym = el.parameter_symbols(pos, bodies)
+        out += [sym.get(tuple(name), []) for name, _ in el.parameters(bodies)]
+    return out
 
 
 def _param_symbols(sp, model) -> dict:
     """Map ``Symbol("par[i]")`` to a SymPy expression in readable names.
 
-    From the model's :meth:`~quivira.bar_joint_model.parameter_symbols` (products of named
-    factors).
+    From :func:`parameter_symbols` (products of named factors); ``p_i`` where there is none.
     """
     out = {}
-    for i, factors in enumerate(model.parameter_symbols()):
+    for i, factors in enumerate(parameter_symbols(model)):
         e = sp.Integer(1)
         for name, power in factors:
             e = e * sp.Symbol(name) ** power
@@ -87,7 +109,7 @@ def entry_html(expr, model, name: str) -> tuple[str, str]:
                         "out without shared subexpressions, too many to typeset; the heyoka "
                         "expression:</div><pre style='white-space:pre-wrap;font-size:0.8em'>"
                         f"{html.escape(text)}</pre>")
-    names = {**_param_symbols(sp, model), **_variable_symbols(sp, model.n_bars)}
+    names = {**_param_symbols(sp, model), **_variable_symbols(sp, n_bodies(model))}
     s = s.xreplace({x: names[x.name] for x in s.free_symbols if x.name in names})
     floats = s.atoms(sp.Float)
     if floats:

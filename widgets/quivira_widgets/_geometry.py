@@ -15,6 +15,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from quivira.elements import PinJoint, PointLoad, Support
+
+from ._modelinfo import of_kind
+
 
 @dataclass
 class Snapshot:
@@ -50,7 +54,7 @@ class Snapshot:
 
 def snapshot(model) -> Snapshot:
     """Read bars, joints, supports, forces and g of a :class:`quivira.bar_joint_model`."""
-    bars = model.bars
+    bars = model.bodies
     n = len(bars)
     q0 = np.full(3 * n, np.nan)
     posed = np.zeros(n, dtype=bool)
@@ -67,9 +71,9 @@ def snapshot(model) -> Snapshot:
         else:
             index += [k, k + 1, k + 2]
             k += 3
-    joints = model.joints
-    sups = model.supports
-    forces = model.forces
+    joints = of_kind(model, PinJoint)
+    sups = of_kind(model, Support)
+    forces = of_kind(model, PointLoad)
     return Snapshot(
         lengths=np.array([b.length for b in bars], dtype=float),
         masses=np.array([b.mass for b in bars], dtype=float),

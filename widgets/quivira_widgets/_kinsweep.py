@@ -24,6 +24,7 @@ from . import _specs as spec
 from ._fields import NumberField
 from ._figure import FigurePane
 from ._messages import Message
+from ._modelinfo import body_kind, n_bodies
 
 TURN = spec.NumberSpec("turn by", "°", lo=-3600.0, hi=3600.0,
                        why="give the angle to turn the driver by, in degrees")
@@ -94,8 +95,8 @@ class KinematicSweepBox(widgets.VBox):
     def refresh_options(self) -> None:
         """Drivers: the angle coordinates of bars and rigid bodies; traced bars: the bars."""
         names, bars = [], []
-        for i in range(self.model.n_bars):
-            kind = self.model.body_kind(i)
+        for i in range(n_bodies(self.model)):
+            kind = body_kind(self.model.bodies[i])
             if kind != "particle":
                 names.append(f"th{i}")
             if kind == "bar":
@@ -140,13 +141,13 @@ class KinematicSweepBox(widgets.VBox):
         if self.turn.error or self.trace_s.error:
             raise ValueError(self.turn.error or self.trace_s.error)
         i = int(self.driver.value[2:])
-        start = float(self.model.bars[i].pose[2])
+        start = float(self.model.bodies[i].pose[2])
         values = start + np.radians(self.turn.value) * np.linspace(0.0, 1.0, STEPS)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # reported below instead
             res = self.model.kinematic_sweep(self.driver.value, values)
         b, s = int(self.trace_bar.value), float(self.trace_s.value)
-        L = float(self.model.bars[b].length)
+        L = float(self.model.bodies[b].length)
         x, y, th = res.q[:, 3 * b], res.q[:, 3 * b + 1], res.q[:, 3 * b + 2]
         self.path = np.column_stack([x + s * L * np.cos(th), y + s * L * np.sin(th)])
         self.result = res

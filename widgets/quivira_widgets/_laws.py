@@ -27,6 +27,8 @@ from dataclasses import dataclass
 import heyoka as hy
 import numpy as np
 
+from quivira.elements import Parameter
+
 from ._modelinfo import by_collection
 
 KINDS = ("constant", "sine")
@@ -107,7 +109,7 @@ def parameter_name(prefix: str, key: str) -> str:
 
 def free_prefix(model, stem: str) -> str:
     """Return the first ``stem0``, ``stem1``, ... whose law parameters are free in ``model``."""
-    taken = set(parameter_names(model)) | set(model.load_names) | set(model.constraint_names)
+    taken = set(model.elements)
     for k in range(100_000):
         prefix = f"{stem}{k}"
         if not any(parameter_name(prefix, key) in taken for key in SUFFIX):
@@ -190,7 +192,7 @@ def add_parameters(model, prefix: str, law: Law) -> list[str]:
     names = []
     for key, value in law.values().items():
         name = parameter_name(prefix, key)
-        model.add_parameter(name, value)
+        model.add(Parameter(name=name, value=value))
         names.append(name)
     return names
 

@@ -5,9 +5,10 @@ redo, new model, examples), then *Bars*, *Bodies* (particles, discs, plates), *J
 joints & motors* (welds, distance links, body pins, rolling contacts, joint motors),
 *Supports*, *Springs & dampers*, *Sliders, stops & contact* (slots, prismatic joints, ground
 sliders, latches, angle stops, floors), *Loads* (constant loads, and actuators whose value
-follows a law of time) and *Model & files* in an accordion. Every control calls the model's
-public API; the model validates every edit and is unchanged when it refuses one, and the
-editor shows why next to the field concerned.
+follows a law of time), *Any element* (every kind of the model's registry, with a form built
+from the kind's declared fields) and *Model & files* in an accordion. Every control calls
+the model's public API; the model validates every edit and is unchanged when it refuses one,
+and the editor shows why next to the field concerned.
 
 Each list section has a selector whose first entry is "+ new …": the fields are then a
 template for *Add*, filled with fresh defaults; with an existing item selected, a change of a
@@ -31,6 +32,7 @@ from .sections import (
     BarsSection,
     BodiesSection,
     BodyJointsSection,
+    ElementsSection,
     FilesSection,
     JointsSection,
     LoadsSection,
@@ -43,9 +45,9 @@ from .sections import (
 from .sections.base import title
 
 SECTIONS = ("bars", "bodies", "joints", "body_joints", "supports", "springs", "sliders", "forces",
-            "model")
+            "elements", "model")
 _TITLES = ("Bars", "Bodies", "Joints", "Body joints & motors", "Supports", "Springs & dampers",
-           "Sliders, stops & contact", "Loads", "Model & files")
+           "Sliders, stops & contact", "Loads", "Any element", "Model & files")
 
 
 class ModelEditor(widgets.VBox):
@@ -68,18 +70,21 @@ class ModelEditor(widgets.VBox):
         Undo, redo, new model, examples; ``toolbar.history`` holds the undo stack.
     bars, bodies, joints, body_joints, supports, springs, sliders : Section
         The sections of the bodies and of what joins them.
+    elements : ElementsSection
+        *Any element*: a generic form for every kind of ``quivira.elements.KINDS``.
     loads, actuators, model_section, files : Section
         The other sections (``actuators`` is shown in *Loads*, below the constant loads).
     messages : dict of str to Message
         The message line of each section: ``"bars"``, ``"bodies"``, ``"joints"``,
         ``"body_joints"``, ``"supports"``,
-        ``"springs"``, ``"sliders"``, ``"forces"``, ``"actuators"``, ``"model"``, ``"files"``,
+        ``"springs"``, ``"sliders"``, ``"forces"``, ``"actuators"``, ``"elements"``, ``"model"``,
+        ``"files"``,
         ``"toolbar"``.
     summary : ipywidgets.HTML
         The counts line, e.g. "3 bars · 2 joints · …".
     sections : ipywidgets.Accordion
         The sections, titled Bars, Bodies, Joints, Body joints & motors, Supports, Springs &
-        dampers, Sliders, stops & contact, Loads, Model & files.
+        dampers, Sliders, stops & contact, Loads, Any element, Model & files.
 
     Notes
     -----
@@ -129,11 +134,12 @@ class ModelEditor(widgets.VBox):
         self.sliders = SlidersSection(model)
         self.loads = LoadsSection(model)
         self.actuators = ActuatorsSection(model)
+        self.elements = ElementsSection(model)
         self.model_section = ModelSection(model)
         self.files = FilesSection(model, self.workdir)
         self._sections = (self.toolbar, self.bars, self.bodies, self.joints, self.body_joints,
                           self.supports, self.springs, self.sliders, self.loads, self.actuators,
-                          self.model_section, self.files)
+                          self.elements, self.model_section, self.files)
         self._links = [traitlets.dlink((self, "model"), (s, "model")) for s in self._sections]
         self._links.append(traitlets.dlink((self, "center"), (self.bars, "center")))
         self._links.append(traitlets.dlink((self, "center"), (self.bodies, "center")))
@@ -143,6 +149,7 @@ class ModelEditor(widgets.VBox):
                          "supports": self.supports.message, "springs": self.springs.message,
                          "sliders": self.sliders.message,
                          "forces": self.loads.message, "actuators": self.actuators.message,
+                         "elements": self.elements.message,
                          "model": self.model_section.message, "files": self.files.message,
                          "toolbar": self.toolbar.message}
         self.summary = widgets.HTML()
@@ -153,7 +160,7 @@ class ModelEditor(widgets.VBox):
                                   self.actuators])
         self.sections = widgets.Accordion(
             children=[self.bars, self.bodies, self.joints, self.body_joints, self.supports,
-                      self.springs, self.sliders, loads_box, files_box],
+                      self.springs, self.sliders, loads_box, self.elements, files_box],
             titles=_TITLES, selected_index=0)
         self.children = [style_widget(), self.summary, self.toolbar, self.sections]
         self.add_class("quivira-editor")

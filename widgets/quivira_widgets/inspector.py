@@ -470,7 +470,7 @@ class MatrixInspector(widgets.VBox):
 
 def _coordinate_names(model, n: int) -> list[str]:
     """Names of the ``n`` coordinates: ``x0, y0, θ0, ...`` (no θ for a particle)."""
-    kinds = [getattr(b, "body_kind", "bar") for b in model.bars]
+    kinds = [getattr(b, "body_kind", "bar") for b in model.bodies]
     names = [f"{c}{i}" for i, k in enumerate(kinds)
              for c in (("x", "y") if k == "particle" else ("x", "y", "θ"))]
     if len(names) != n:  # the model changed since the matrices were computed

@@ -41,7 +41,7 @@ from ._fields import NumberField, NumberSpec
 from ._figure import FigurePane
 from ._guard import report
 from ._messages import Message
-from ._modelinfo import by_collection
+from ._modelinfo import n_bodies
 from ._theme import style_widget
 from ._widgets import release_panel
 
@@ -68,10 +68,6 @@ TOLERANCE = NumberSpec("tol", "%", positive=True, hi=100.0,
 _ENERGY = ("kinetic", "potential", "total")
 _STATE = re.compile(r"(x|y|th|vx|vy|om)(\d+)")
 _STATE_UNITS = {"x": "m", "y": "m", "th": "rad", "vx": "m/s", "vy": "m/s", "om": "rad/s"}
-_TORSION_UNITS = {"k": "N·m/rad", "phi0": "rad", "c": "N·m·s/rad", "preload": "N·m"}
-_SPRING_UNITS = {"k": "N/m", "l0": "m", "c": "N·s/m"}
-_SUFFIX_UNITS = {"x": "m", "y": "m", "fx": "N", "fy": "N", "torque": "N·m", "mass": "kg",
-                 "length": "m"}
 
 
 def parameter_unit(model: BarJointModel, name: str) -> str:
@@ -87,22 +83,10 @@ def parameter_unit(model: BarJointModel, name: str) -> str:
     Returns
     -------
     str
-        E.g. ``"m/s²"`` for ``"g"``, ``"N·m/rad"`` for a torsional spring's ``k``.
+        E.g. ``"m/s²"`` for ``"g"``, ``"N·m/rad"`` for a torsional spring's ``k``: the unit
+        its declaration gives (``model.parameters()``).
     """
-    if name == "g":
-        return "m/s²"
-    m = _STATE.fullmatch(name)
-    if m:
-        return _STATE_UNITS[m.group(1)]
-    prefix, _, suffix = name.rpartition(" · ")
-    if not prefix:
-        return ""
-    elements = by_collection(model)
-    if any(getattr(e, "name", None) == prefix for e in elements.get("torsional_springs", ())):
-        return _TORSION_UNITS.get(suffix, "")
-    if any(getattr(e, "name", None) == prefix for e in elements.get("springs", ())):
-        return _SPRING_UNITS.get(suffix, "")
-    return _SUFFIX_UNITS.get(suffix, "")
+    return next((n.unit for n in model.parameters() if n.name == name), "")
 
 
 def output_unit(kind: str, name: str) -> str:
@@ -247,9 +231,9 @@ class SensitivityPanel(widgets.VBox):
         except (ValueError, TypeError, RuntimeError, KeyError, IndexError):
             return []
 
-    @staticmethod
-    def _is_state(name: str) -> bool:
-        return _STATE.fullmatch(name) is not None
+    def _is_state(self, name: str) -> bool:
+        """Whether ``name`` is an initial-state entry (``"bar0.theta"``), not a parameter."""
+        return name in self._state_names
 
     def refresh_options(self) -> None:
         """Rebuild the output names and the parameter list from the model.
@@ -258,6 +242,10 @@ class SensitivityPanel(widgets.VBox):
         follows the default: every runtime parameter.
         """
         names = self._available()
+        try:
+            self._state_names = {n.name for n in self.model.parameters() if n.where == "state"}
+        except (ValueError, TypeError, RuntimeError, KeyError, IndexError):
+            self._state_names = set()
         default = [n for n in names if not self._is_state(n)]
         keep = list(self.parameters.value)
         was_default = set(keep) == set(n for n in self._names if not self._is_state(n))
@@ -272,7 +260,7 @@ class SensitivityPanel(widgets.VBox):
 
     def _refresh_names(self) -> None:
         kind = self.output_kind.value
-        n = self.model.n_bars
+        n = n_bodies(self.model)
         if kind == "coordinate":
             opts = [f"{c}{i}" for i in range(n) for c in ("x", "y", "th")]
         elif kind == "velocity":

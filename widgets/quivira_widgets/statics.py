@@ -31,6 +31,7 @@ from ._figure import FigurePane
 from ._guard import report
 from ._kinsweep import KinematicSweepBox
 from ._messages import Message
+from ._modelinfo import n_bodies
 from ._theme import style_widget
 from ._widgets import close_tree
 from .view import COMPRESSION_COLOR, TENSION_COLOR, ModelView
@@ -165,7 +166,7 @@ class StaticsPanel(widgets.VBox):
             return None
         self.result = res
         self._shown_revision = self.model.revision
-        axial = np.full(self.model.n_bars, np.nan)
+        axial = np.full(n_bodies(self.model), np.nan)
         axial[:len(res.axial_force)] = res.axial_force
         self.view.show_state(res.q, note=f"equilibrium pose ({res.stability})", axial=axial)
         self.table.value = self._table_html(res)
@@ -179,7 +180,7 @@ class StaticsPanel(widgets.VBox):
 
     def _table_html(self, res) -> str:
         esc = html.escape
-        kinds = [getattr(b, "body_kind", "bar") for b in self.model.bars]
+        kinds = [getattr(b, "body_kind", "bar") for b in self.model.bodies]
         forces = [r.force[0] for r in res.reactions]
         # round-off (1e-9 of the largest force) is shown as 0, with no tension/compression
         values = [abs(float(v)) for v in res.axial_force]
@@ -220,7 +221,7 @@ class StaticsPanel(widgets.VBox):
 
     # ------------------------------------------------------------------ diagrams
     def _refresh_bars(self) -> None:
-        bars = [i for i, b in enumerate(self.model.bars)
+        bars = [i for i, b in enumerate(self.model.bodies)
                 if getattr(b, "body_kind", "bar") == "bar"]
         opts = [(f"bar {i}", i) for i in bars]
         if list(self.diagram_bar.options) != opts:

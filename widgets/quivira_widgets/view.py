@@ -54,6 +54,7 @@ from ._figure import FigurePane
 from ._forcelayer import ForceLayer
 from ._guard import report
 from ._messages import Message
+from ._modelinfo import coordinate_columns
 from ._switchlayer import SwitchLayer
 from ._theme import style_widget
 from ._widgets import close_tree
@@ -542,7 +543,7 @@ class ModelView(widgets.VBox):
                 mats = self.model.matrices()
                 force = cons.force_from_matrices(mats["J"], mats["lambda_mult"],
                                                  mats["labels"], target,
-                                                 self.model.body_coordinates(target.bar)[:2])
+                                                 coordinate_columns(self.model, target.bar)[:2])
                 self._state_cache = (key, force)
             force = self._state_cache[1]
         else:

@@ -26,6 +26,7 @@ class                     module                 what it adds
 :class:`RollingOnLine`    ``rolling``            a disc rolling on a ground line
 :class:`RollingOnDisc`    ``rolling``            a disc rolling on/inside another disc
 :class:`JointMotor`       ``joint_motor``        a relative angle driven by a law of time
+:class:`GearPair`         ``gear_pair``          two bodies' angles coupled by meshing gears
 :class:`Latch`            ``switching``          locks a hinge when it reaches an angle
 :class:`AngleStop`        ``switching``          a one-sided angle limit with restitution
 :class:`Contact`          ``switching``          a bar point above a ground line (floor, wall)
@@ -33,15 +34,17 @@ class                     module                 what it adds
 ========================  =====================  ==========================================
 
 **Adding a kind** = writing one class (a subclass of :class:`~.base.Constraint` or
-:class:`~.base.Load`, in a module of its own) and adding it to :data:`KINDS` below. The
+:class:`~.base.Load`, in a module of its own) decorated with ``@register(rank=...)``
+(:mod:`.registry`), and importing its module below (see ``docs/contributing.md``). The
 model's data, parameter layout, topology key, both assembly paths, labels, reactions,
 persistence, bar removal, the summary and the formula symbols all iterate over
 :data:`KINDS`; the model class gains at most a façade method (``add_...``) that validates the
 arguments through the class and appends the element.
 
-The order of :data:`KINDS` is the order of the constraint rows (holonomic rows of every kind
-first, then velocity rows, each in this order), of the runtime parameters and of the lists in
-model files.
+:data:`KINDS`, :data:`BY_COLLECTION` and :data:`BY_KIND` are built from the registrations,
+by the rank each kind declares. The order of :data:`KINDS` is the order of the constraint
+rows (holonomic rows of every kind first, then velocity rows, each in this order), of the
+runtime parameters and of the lists in model files: a kind's rank never changes.
 """
 
 from __future__ import annotations
@@ -51,10 +54,12 @@ from .base import Constraint, Element, Load, LoadContext, Row, RowContext
 from .body_pin import BodyPin
 from .coordinate import CoordinateConstraint
 from .distance import Distance
+from .gear_pair import GearPair
 from .joint_motor import JointMotor
 from .knife_edge import KnifeEdge
 from .pin_joint import PinJoint
 from .point_load import PointLoad
+from .registry import REGISTRY, register
 from .rolling import RollingOnDisc, RollingOnLine
 from .sliders import GroundSlider, PinInSlot, PrismaticJoint
 from .spring_damper import SpringDamper
@@ -65,33 +70,8 @@ from .user import UserConstraint
 from .user_event import UserEvent
 from .weld import Weld
 
-#: the registered element kinds, in row / parameter / file order
-KINDS: tuple[type[Element], ...] = (
-    Parameter,
-    PinJoint,
-    Support,
-    CoordinateConstraint,
-    UserConstraint,
-    KnifeEdge,
-    PinInSlot,
-    PrismaticJoint,
-    GroundSlider,
-    Weld,
-    Distance,
-    BodyPin,
-    RollingOnLine,
-    RollingOnDisc,
-    JointMotor,
-    Latch,
-    AngleStop,
-    Contact,
-    PointLoad,
-    SpringDamper,
-    TorsionalSpring,
-    ForceActuator,
-    TorqueActuator,
-    UserEvent,
-)
+#: the registered element kinds, in row / parameter / file order (by rank, :mod:`.registry`)
+KINDS: tuple[type[Element], ...] = REGISTRY.kinds()
 
 #: kind class by collection name (the key of its list in model data and files)
 BY_COLLECTION: dict[str, type[Element]] = {k.collection: k for k in KINDS}
@@ -110,6 +90,7 @@ __all__ = [
     "AngleStop",
     "Contact",
     "ForceActuator",
+    "GearPair",
     "GroundSlider",
     "JointMotor",
     "Latch",
@@ -132,4 +113,5 @@ __all__ = [
     "UserConstraint",
     "UserEvent",
     "Weld",
+    "register",
 ]

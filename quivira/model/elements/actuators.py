@@ -35,6 +35,7 @@ from .base import (
     expression_text,
     shift_bar,
 )
+from .registry import register
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _COORDS = ("x", "y", "th", "vx", "vy", "om")
@@ -146,6 +147,7 @@ def _rename_bar_variables(exprs: list, removed: int) -> list | None:
     return [hy.subs(e, rename) if rename else e for e in exprs]
 
 
+@register(rank=100)
 @dataclass
 class Parameter(Element):
     """A named runtime parameter, for the laws of actuators, motors and events.
@@ -226,6 +228,7 @@ class _Driven(WithLaws, Load):
         return tuple(str(getattr(self, law)) for law in self.laws)
 
 
+@register(rank=2200)
 @dataclass
 class ForceActuator(OnOneBar, _Driven):
     """A force given by laws ``(fx, fy)`` at the point ``s`` of a bar.
@@ -297,6 +300,7 @@ class ForceActuator(OnOneBar, _Driven):
         return [("Fx", q[0][1]), ("Fy", q[1][1])]
 
 
+@register(rank=2300)
 @dataclass
 class TorqueActuator(_Driven):
     """A torque given by a law on bar ``bar`` (and its reaction on ``bar_a``, if given)."""

@@ -377,6 +377,39 @@ class Element(ABC):
     #: whether the rows lock for good when the element's event triggers (latches): they take
     #: part, with target velocity 0, in an impact at the same instant
     locking: ClassVar[bool] = False
+    #: whether the element has an ``("active",)`` parameter switching its rows on and off
+    #: without recompiling: an inactive row reads :math:`\\lambda_k = 0`
+    #: (row scaled by the flag :math:`a`, :math:`W_{kk}` shifted by :math:`1 - a`)
+    switchable: ClassVar[bool] = False
+    #: the role of the event dispatched when the element's rows are found closing at the
+    #: start of a run (:func:`quivira.model.contacts.start`): one of its :meth:`events` roles
+    closing_role: ClassVar[str] = "close"
+
+    # ------------------------------------------------------------------ impact policies
+    @property
+    def joins_impacts(self) -> bool:
+        """Whether the element's rows, switched off and closing, take part in an impact.
+
+        Unilateral rows (contacts, stops) and locking rows (latches) do; the engine asks
+        this instead of the element's kind.
+        """
+        return self.unilateral or self.locking
+
+    def restitution_at(self, speed: float, floor: float) -> float:
+        """Return the restitution of the element's rows in an impact they join as companions.
+
+        ``speed`` is their approach speed (m/s or rad/s), ``floor`` the run's rest-speed floor
+        below which an impact ends at rest. The default, 0, is a plastic impact.
+        """
+        return 0.0
+
+    def on_redundant_lock(self, act: EventActions) -> None:
+        """Act when the element locks together with others but its rows would be redundant.
+
+        Its rows stay off (:meth:`EventActions.adds_rank` is false); the default does
+        nothing more.
+        """
+        return None
 
     # ------------------------------------------------------------------ declared fields
     @classmethod
@@ -604,11 +637,6 @@ class OnOneBar:
 
 class Constraint(Element):
     """An element that adds constraint rows (see :class:`Row`)."""
-
-    #: whether the element has an ``("active",)`` parameter switching its rows on and off
-    #: without recompiling: an inactive row reads :math:`\\lambda_k = 0`
-    #: (row scaled by the flag :math:`a`, :math:`W_{kk}` shifted by :math:`1 - a`)
-    switchable: ClassVar[bool] = False
 
     @abstractmethod
     def rows(self, ctx: RowContext) -> list[Row]:

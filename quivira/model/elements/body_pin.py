@@ -20,8 +20,10 @@ from typing import Any
 from . import fields
 from .base import Constraint, Row, RowContext
 from .body_points import TwoBodies, check_ref, coincidence_rows, point_ref, ref_text, resolve, world
+from .registry import register
 
 
+@register(rank=1200)
 @dataclass
 class BodyPin(TwoBodies, Constraint):
     """The point ``point_a`` of ``body_a`` pinned to the point ``point_b`` of ``body_b``.
@@ -64,6 +66,19 @@ class BodyPin(TwoBodies, Constraint):
         pa = world(bodies, self.body_a, resolve(bodies, self.body_a, self.point_a, "point_a"))
         pb = world(bodies, self.body_b, resolve(bodies, self.body_b, self.point_b, "point_b"))
         return max(abs(pa[0] - pb[0]), abs(pa[1] - pb[1]))
+
+    def check_coincident(self, bodies: list, tolerance: float, where: str) -> None:
+        """Raise ValueError if the points are apart in the initial pose (beyond ``tolerance``).
+
+        ``tolerance`` is relative to the largest body position (at least 1 m); ``where``
+        names the pin in the message.
+        """
+        gap = self.checked(bodies, where).gap(bodies)
+        scale = max([1.0] + [abs(c) for bar in bodies if bar.pose for c in bar.pose[:2]])
+        if gap > tolerance * scale:
+            raise ValueError(f"{where}: the two points are {gap:.3g} m apart in the initial "
+                             "pose; move the bodies so that they coincide, or call "
+                             "model.assemble() after adding the pin")
 
     def parameters(self, bars: list) -> list[tuple[tuple, float]]:
         """Return the pin's runtime parameters ``[(name, value), ...]``."""

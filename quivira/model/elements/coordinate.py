@@ -25,6 +25,7 @@ from .. import monomials as mo
 from ..validation import real_array
 from . import fields
 from .base import Constraint, Row, RowContext, shift_bar
+from .registry import register
 
 _MATRICES = ("X0", "X1", "Y0", "Y1")
 
@@ -60,6 +61,7 @@ def check_offset(offset: Any, n_rows: int, what: str = "offset") -> list[float]:
     return arr.tolist()
 
 
+@register(rank=400)
 @dataclass
 class CoordinateConstraint(Constraint):
     """A coordinate-vector constraint (see the module docstring).

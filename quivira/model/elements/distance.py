@@ -23,8 +23,10 @@ from ..validation import check_positive
 from . import fields
 from .base import Constraint, Row, RowContext
 from .body_points import TwoBodies, check_ref, point_poly, point_ref, ref_text, resolve, world
+from .registry import register
 
 
+@register(rank=1100)
 @dataclass
 class Distance(TwoBodies, Constraint):
     """The points ``point_a`` of ``body_a`` and ``point_b`` of ``body_b`` at a fixed distance.

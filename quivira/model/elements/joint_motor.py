@@ -24,8 +24,10 @@ from . import fields
 from .actuators import WithLaws
 from .base import Constraint, Row, RowContext, expression_text
 from .body_points import TwoBodies, body_of
+from .registry import register
 
 
+@register(rank=1500)
 @dataclass
 class JointMotor(WithLaws, TwoBodies, Constraint):
     """θ_b − θ_a = law(t) for bodies ``body_a`` (None: ground) and ``body_b``."""

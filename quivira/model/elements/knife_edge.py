@@ -16,8 +16,10 @@ from dataclasses import dataclass
 from .. import monomials as mo
 from . import fields
 from .base import Constraint, OnOneBar, Row, RowContext
+from .registry import register
 
 
+@register(rank=600)
 @dataclass
 class KnifeEdge(OnOneBar, Constraint):
     """A knife edge at the point ``s`` of a bar: no velocity across the bar there."""

@@ -28,6 +28,7 @@ from .. import monomials as mo
 from ..validation import bar_index, check_s
 from . import fields
 from .base import Constraint, Row, RowContext, shift_bar
+from .registry import register
 
 
 def _as_list(value: Any, what: str) -> list:
@@ -37,6 +38,7 @@ def _as_list(value: Any, what: str) -> list:
     return list(value)
 
 
+@register(rank=200)
 @dataclass
 class PinJoint(Constraint):
     """A pin joint making the points ``s[k]`` of the bars ``bars[k]`` coincide.

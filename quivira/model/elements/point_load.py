@@ -17,8 +17,10 @@ from dataclasses import dataclass
 from .. import monomials as mo
 from . import fields
 from .base import Load, OnOneBar, RowContext
+from .registry import register
 
 
+@register(rank=1900)
 @dataclass
 class PointLoad(OnOneBar, Load):
     """A constant point force ``(fx, fy)`` at ``s`` on a bar, plus a torque (counter-clockwise)."""

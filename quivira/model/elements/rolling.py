@@ -50,6 +50,7 @@ from .body_points import (
     shifted,
     world,
 )
+from .registry import register
 
 
 def _radius(bars: list, body: int, radius: Any, what: str) -> float | None:
@@ -71,6 +72,7 @@ _REF = ("a point reference on the body: s along its axis, (u, v) in m in the bod
         "the name of an attachment point")
 
 
+@register(rank=1300)
 @dataclass
 class RollingOnLine(Constraint):
     """A disc rolling without slipping on a ground line.
@@ -200,6 +202,7 @@ class RollingOnLine(Constraint):
         return out
 
 
+@register(rank=1400)
 @dataclass
 class RollingOnDisc(TwoBodies, Constraint):
     """Disc ``body_b`` rolling without slipping on disc ``body_a``.

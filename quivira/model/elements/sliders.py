@@ -26,6 +26,7 @@ from dataclasses import dataclass, replace
 from .. import monomials as mo
 from . import fields
 from .base import Constraint, OnOneBar, Row, RowContext, shift_bar
+from .registry import register
 
 
 def _slot_row(ctx: RowContext, a: int, b: int, sl_b: int, offset: int) -> mo.Poly:
@@ -39,6 +40,7 @@ def _slot_row(ctx: RowContext, a: int, b: int, sl_b: int, offset: int) -> mo.Pol
     return mo.add(*terms)
 
 
+@register(rank=700)
 @dataclass
 class PinInSlot(Constraint):
     """The point ``s_b`` of ``bar_b`` slides in the slot along ``bar_a`` (rotation free)."""
@@ -110,6 +112,7 @@ class PinInSlot(Constraint):
         return {"velocity_level": False}
 
 
+@register(rank=800)
 @dataclass
 class PrismaticJoint(PinInSlot):
     """Bar ``bar_b`` slides along ``bar_a`` with the relative rotation locked at ``phi0``.
@@ -162,6 +165,7 @@ class PrismaticJoint(PinInSlot):
         return super().rows(ctx) + [Row(lock, f"{self.name}.angle", self.bar_b, "torque")]
 
 
+@register(rank=900)
 @dataclass
 class GroundSlider(OnOneBar, Constraint):
     """The point ``s`` of a bar slides on the ground line through ``point`` at ``angle``.

@@ -22,8 +22,10 @@ import heyoka as hy
 
 from . import fields
 from .base import Load, RowContext, shift_bar
+from .registry import register
 
 
+@register(rank=2000)
 @dataclass
 class SpringDamper(Load):
     """A spring-damper from point ``s_a`` of ``bar_a`` to point ``s_b`` of ``bar_b``.

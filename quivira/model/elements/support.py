@@ -17,8 +17,10 @@ from dataclasses import dataclass, replace
 from .. import monomials as mo
 from . import fields
 from .base import Constraint, OnOneBar, Row, RowContext
+from .registry import register
 
 
+@register(rank=300)
 @dataclass
 class Support(OnOneBar, Constraint):
     """A support of the point ``s`` of a bar at ``(x, y)``.

@@ -33,6 +33,7 @@ from typing import Any
 from .. import monomials as mo
 from . import fields
 from .base import Constraint, EventActions, EventSpec, Row, RowContext, shift_bar
+from .registry import register
 
 #: default approach speed (m/s or rad/s) below which an impact ends in resting contact
 REST_SPEED = 1e-3
@@ -94,6 +95,7 @@ class _Switching(Constraint):
         return c
 
 
+@register(rank=1600)
 @dataclass
 class Latch(_Switching):
     """Locks the relative angle ``θ_b − θ_a`` when it reaches ``angle``.
@@ -114,6 +116,7 @@ class Latch(_Switching):
     title = "latch"
     prefix = "latch"
     locking = True
+    closing_role = "lock"
 
     def check(self, bodies: list, where: str) -> Latch:
         """Return the latch checked across fields: two different bars."""
@@ -165,6 +168,14 @@ class Latch(_Switching):
         """Return the lock event: the row crosses zero while the latch is off."""
         return [EventSpec("lock", ("row", 0), "any", "inactive")]
 
+    def on_redundant_lock(self, act: EventActions) -> None:
+        """Keep the latch from triggering again: its rows stay off for the rest of the run.
+
+        Its event function φ − angle would hover at round-off zero for ever: the (unused)
+        angle moves out of reach.
+        """
+        act.set_value("angle", self.angle + 1e6)
+
     def on_event(self, role: str, act: EventActions) -> None:
         """Lock the hinge with a plastic impulse (restitution 0) and record it.
 
@@ -175,9 +186,7 @@ class Latch(_Switching):
             # lattice latching at one instant: its rows stay off (an independent subset)
             act.record("latched", redundant=True, impulse=[], kinetic_energy_lost=0.0,
                        approach_speed=act.approach_speed())
-            # its event function φ - angle would hover at round-off zero for ever: move the
-            # (unused) angle out of reach for the rest of the run so it stops triggering
-            act.set_value("angle", self.angle + 1e6)
+            self.on_redundant_lock(act)
             return
         info = act.impact(0.0, activate=True)
         info.pop("rests", None)
@@ -188,6 +197,11 @@ class _Unilateral(_Switching):
     """A one-sided row ``g >= 0`` with impacts (restitution) and resting contact."""
 
     unilateral = True
+
+    def restitution_at(self, speed: float, floor: float) -> float:
+        """Return ``restitution``, or 0 (at rest) below the rest speed or the run's floor."""
+        e = self.restitution
+        return 0.0 if e * speed < max(self.rest_speed, floor) else e
 
     def events(self, ctx: RowContext) -> list[EventSpec]:
         """Return the close event (gap falling through ``-event_gap``) and the release event.
@@ -218,6 +232,7 @@ class _Unilateral(_Switching):
         act.record("rests" if rests else "impact", **info)
 
 
+@register(rank=1700)
 @dataclass
 class AngleStop(_Unilateral):
     """A limit of the relative angle ``θ_b − θ_a``, with restitution ``e``.
@@ -272,6 +287,7 @@ class AngleStop(_Unilateral):
         return [Row(g, f"{self.name}.angle", self.bar_b, "torque")]
 
 
+@register(rank=1800)
 @dataclass
 class Contact(_Unilateral):
     """The point ``s`` of a bar stays on the side ``n·p ≥ h`` of a ground line.

@@ -21,8 +21,10 @@ from typing import Any
 from .. import monomials as mo
 from . import fields
 from .base import Load, RowContext, shift_bar
+from .registry import register
 
 
+@register(rank=2100)
 @dataclass
 class TorsionalSpring(Load):
     """A torsional spring-damper on the relative angle ``θ_b − θ_a``.
@@ -56,10 +58,21 @@ class TorsionalSpring(Load):
                              "spring joins two bars or a bar and ground (bar_a=None)")
         if self.phi0 is not None:
             return self
-        if any(bodies[i].pose is None for i in (a, b) if i is not None):
+        phi0 = self.initial_angle(bodies)
+        if phi0 is None:
             raise ValueError(f"{where}: the bars have no initial pose yet; set the poses first "
                              "(the rest angle defaults to the initial relative angle)")
-        return replace(self, phi0=bodies[b].pose[2] - (0.0 if a is None else bodies[a].pose[2]))
+        return replace(self, phi0=phi0)
+
+    def initial_angle(self, bodies: list) -> float | None:
+        """Return the relative angle θ_b − θ_a (rad) in the initial pose (None without poses).
+
+        θ_a = 0 for the ground (``bar_a`` None).
+        """
+        a, b = self.bar_a, self.bar_b
+        if any(bodies[i].pose is None for i in (a, b) if i is not None):
+            return None
+        return bodies[b].pose[2] - (0.0 if a is None else bodies[a].pose[2])
 
     def bars_used(self) -> tuple[int, ...]:
         """Return the indices of the bodies the torsional spring touches."""

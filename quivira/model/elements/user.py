@@ -26,6 +26,7 @@ from ...expression_codec import (
 from ..validation import check_flag, check_name, field, list_field
 from . import fields
 from .base import Constraint, LoadContext, Row, RowContext, expression_text
+from .registry import register
 
 
 def legacy_tree(text: Any, where: str) -> list:
@@ -115,6 +116,7 @@ def _check_moves(e: hy.expression, used: set[str], velocity_level: bool, where: 
                      "nothing; write a row that restricts the motion")
 
 
+@register(rank=500)
 @dataclass
 class UserConstraint(Constraint):
     r"""Constraint rows given as heyoka expressions of the coordinates (and ``hy.time``).

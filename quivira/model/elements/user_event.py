@@ -19,6 +19,7 @@ import heyoka as hy
 from . import fields
 from .actuators import WithLaws, check_law
 from .base import Element, EventActions, EventSpec, LoadContext, RowContext
+from .registry import register
 
 DIRECTIONS = ("any", "up", "down")
 
@@ -30,6 +31,7 @@ def _check_moves(e: hy.expression, where: str) -> hy.expression:
     return e
 
 
+@register(rank=2400)
 @dataclass
 class UserEvent(WithLaws, Element):
     """An event ``expr = 0`` (see the module docstring)."""

@@ -19,11 +19,14 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from .. import monomials as mo
+from ..validation import check_point
 from . import fields
 from .base import Constraint, Row, RowContext
 from .body_points import TwoBodies, angle_poly, coincidence_rows, local_at, world
+from .registry import register
 
 
+@register(rank=1000)
 @dataclass
 class Weld(TwoBodies, Constraint):
     """Bodies ``body_a`` (None: ground) and ``body_b`` welded together.
@@ -54,6 +57,29 @@ class Weld(TwoBodies, Constraint):
     prefix = "weld"
     named = True
     has_name = True
+
+    @classmethod
+    def at_point(cls, bodies: list, body_a: int | None, body_b: int,
+                 at: tuple[float, float] | None, name: str | None = None) -> Weld:
+        """Return the weld of ``body_a`` and ``body_b`` at the ground point ``at`` (m).
+
+        ``at`` is put into each body's frame in the initial pose (None: the defaults of the
+        class, body b's mass centre). A body that is not a posed body of ``bodies`` keeps
+        its point None: the weld's checks then say why.
+        """
+        def in_frame(body: int | None, P: tuple[float, float]) -> tuple[float, float] | None:
+            if body is None:
+                return P
+            if isinstance(body, int) and not isinstance(body, bool) \
+                    and 0 <= body < len(bodies) and bodies[body].pose is not None:
+                return local_at(bodies, body, P)
+            return None
+
+        if at is None:
+            return cls(body_a=body_a, body_b=body_b, name=name)
+        P = check_point(at, "weld: at")
+        return cls(body_a=body_a, body_b=body_b, point_a=in_frame(body_a, P),
+                   point_b=in_frame(body_b, P), name=name)
 
     def check(self, bodies: list, where: str) -> Weld:
         """Return the weld checked; the points and angle not given taken from the pose."""

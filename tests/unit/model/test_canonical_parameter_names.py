@@ -29,7 +29,8 @@ def von_mises() -> qv.BarJointModel:
 
 @pytest.mark.slow
 def test_equilibrium_path_reads_the_canonical_name_of_a_load():
-    old = von_mises().equilibrium_path("force 0 · fy", [0.0, -40.0])
+    with pytest.warns(PendingDeprecationWarning, match="earlier spelling of 'force0.fy'"):
+        old = von_mises().equilibrium_path("force 0 · fy", [0.0, -40.0])
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         new = von_mises().equilibrium_path("force0.fy", [0.0, -40.0])
@@ -39,13 +40,15 @@ def test_equilibrium_path_reads_the_canonical_name_of_a_load():
     L0 = math.hypot(1.0, 0.5)
     force = 2 * 100.0 * y * (L0 / np.sqrt(1.0 + y * y) - 1.0)
     assert new.limit_points[0].parameter == old.limit_points[0].parameter
+    assert new.parameter_name == old.parameter_name == "force0.fy"
     assert -new.limit_points[0].parameter == pytest.approx(force.max(), rel=1e-6)
 
 
 def test_sensitivities_read_canonical_names_with_the_same_derivatives():
     wrt_old = ["g", "bar 1 · mass", "th0"]
     wrt_new = ["g", "bar1.mass", "bar0.theta"]
-    a = chain(2).sensitivities(0.5, wrt_old, order=1, n_points=6)
+    with pytest.warns(PendingDeprecationWarning, match="earlier spelling of 'bar1.mass'"):
+        a = chain(2).sensitivities(0.5, wrt_old, order=1, n_points=6)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         b = chain(2).sensitivities(0.5, wrt_new, order=1, n_points=6)
@@ -57,3 +60,20 @@ def test_sensitivities_read_canonical_names_with_the_same_derivatives():
         chain(2).sensitivities(0.5, ["bar1.mass", "bar 1 · mass"])
     with pytest.raises(ValueError, match="unknown name 'bar9.mass'"):
         chain(2).sensitivities(0.5, ["bar9.mass"])
+
+
+def test_sensitivity_variables_are_the_models_names():
+    """Every variable of a chain with the usual elements is named as in model.parameters()."""
+    from quivira.elements import Parameter, TorsionalSpring
+    from quivira.sensitivity import variable_names
+
+    m = chain(3)
+    m.add(TorsionalSpring(bar_a=0, bar_b=1, k=1.0, phi0=0.5, c=0.1))
+    m.add(Parameter(name="A", value=2.0))
+    m.add_external_force(2, 0.5, 1.0, -2.0)
+    table = {n.name: n for n in m.parameters()}
+    names = variable_names(m)
+    assert names[0] == "g" and "torsion0.k" in names and "bar2.omega" in names
+    assert [n for n in names if n not in table] == []
+    # and only the differentiable ones
+    assert all(table[n].differentiable for n in names)

@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 import quivira
 from quivira import examples
+from quivira_oracles.determinacy import model_jacobian
 
 G = 9.81
 
@@ -83,19 +84,6 @@ def checked_jacobian(model) -> np.ndarray:
         out[i] = sign * row
     np.testing.assert_allclose(Jm, out, atol=1e-12)
     return out
-
-
-def model_jacobian(model) -> np.ndarray:
-    """The model's J at its initial state, by its compiled code, rows switched on only."""
-    from quivira.model.compiled import evaluate_geometry
-
-    sim, data = model._simulator, model._data
-    cs = sim.compiled(data)
-    x = np.asarray(model.get_initial_state())
-    n = data.n_coordinates()
-    _, J = evaluate_geometry(cs, x[:n], sim.parameters(data, cs, stabilized=False), 0.0,
-                             qd=x[n:])
-    return J[np.nonzero(sim.active_rows(data, cs))[0]]
 
 
 def numpy_nulls(J: np.ndarray, rtol: float = 1e-9):

@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 import quivira as qv
+from quivira.elements import GearPair
 from quivira.examples import chain, four_bar
 from quivira.model.elements import KINDS
 
@@ -83,6 +84,10 @@ def every_kind_model() -> qv.BarJointModel:
     # a pin at an off-axis point of a rigid body (IFToMM A03's kind of joint)
     plate = m.add_body(16.0, 0.0, 0.0, 1.0, 0.01, points={"corner": (0.1, 0.05)})
     m.add_pin(None, (16.1, 0.05), plate, "corner", name="corner pin")
+    # a pinned gear driven by the ring
+    gear = m.add_bar_at_attitude(14.0, 1.6, 0.0, 0.8, 0.4)
+    m.add_support(gear, 0.0, fixed_x=True, fixed_y=True)
+    m.add(GearPair(body_a=ring, body_b=gear, radius_a=1.0, radius_b=0.6, name="idler"))
     return m
 
 

@@ -333,7 +333,7 @@ def test_add_each_kind_from_the_fields_equals_the_model_api():
     assert layer.slot_names == ["guide", "slot0"] and layer.latch_names == ["latch0"]
     assert layer.stop_names == ["stop0"] and layer.contact_names == ["contact0"]
     assert layer.guide_names == ["slider0"]
-    assert "2 slots" in s.editor.summary.value and "1 latch" in s.editor.summary.value
+    assert "2 pin-in-slots" in s.editor.summary.value and "1 latch" in s.editor.summary.value
     s.close()
 
 

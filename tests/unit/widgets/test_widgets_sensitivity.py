@@ -29,7 +29,7 @@ from quivira_widgets._modelinfo import by_collection
 ALPHA0, ALPHA_REST, K, C = 0.35, 0.9, 25.0, 2.0
 T_END = 0.6
 #: the selection: gravity, a mass, a length (moves the initial pose), spring data
-WRT = ["g", "bar 0 · mass", "bar 1 · length", "hinge 0 · k", "hinge 1 · phi0", "hinge 0 · c"]
+WRT = ["g", "bar0.mass", "bar1.length", "hinge 0.k", "hinge 1.phi0", "hinge 0.c"]
 #: central differences: O(h²) truncation and rounding / h stay below 1e-7 of the largest bar
 RTOL = 1e-6
 
@@ -79,24 +79,24 @@ def _assemble(model: qv.BarJointModel, alpha: float) -> None:
 def _set(model: qv.BarJointModel, name: str, value: float) -> None:
     if name == "g":
         model.set_g(value)
-    elif name.endswith("· mass"):
-        model.set_bar_mass(int(name.split()[1]), value)
-    elif name.endswith("· length"):
-        model.set_bar_length(int(name.split()[1]), value)
+    elif name.endswith(".mass"):
+        model.set_bar_mass(int(name[3:-5]), value)
+    elif name.endswith(".length"):
+        model.set_bar_length(int(name[3:-7]), value)
         _assemble(model, ALPHA0)
     else:
-        spring, _, key = name.rpartition(" · ")
+        spring, _, key = name.rpartition(".")
         model.set_spring(spring, **{key: value})
 
 
 def _value(model: qv.BarJointModel, name: str) -> float:
     if name == "g":
         return model.g
-    if name.endswith("· mass"):
-        return model.bars[int(name.split()[1])].mass
-    if name.endswith("· length"):
-        return model.bars[int(name.split()[1])].length
-    spring, _, key = name.rpartition(" · ")
+    if name.endswith(".mass"):
+        return model.bars[int(name[3:-5])].mass
+    if name.endswith(".length"):
+        return model.bars[int(name[3:-7])].length
+    spring, _, key = name.rpartition(".")
     el = next(e for e in by_collection(model)["torsional_springs"] if e.name == spring)
     return float(getattr(el, key))
 
@@ -143,9 +143,9 @@ def _panel(model: qv.BarJointModel) -> SensitivityPanel:
 # ---------------------------------------------------------------- the bars are the physics
 def test_defaults_are_every_runtime_parameter(model):
     p = SensitivityPanel(model, backend="static")
-    assert "hinge 1 · k" in p.parameters.value and "g" in p.parameters.value
-    assert not any(n in p.parameters.value for n in ("th0", "x1", "om3"))
-    assert "th0" in p.parameters.options          # initial-state entries can be added
+    assert "hinge 1.k" in p.parameters.value and "g" in p.parameters.value
+    assert not any(n in p.parameters.value for n in ("bar0.theta", "bar1.x", "bar3.omega"))
+    assert "bar0.theta" in p.parameters.options          # initial-state entries can be added
     assert p.output_kind.value == "coordinate" and p.output_name.value == "y0"
     assert p.bars is None and p.result is None
     p.close()
@@ -169,7 +169,7 @@ def test_coordinate_bars_equal_central_differences(model):
     assert [abs(v) for v in p.bars["values"]] == sorted(abs(v) for v in p.bars["values"])[::-1]
     assert "[m/unit of p]" in p.axes.get_xlabel()
     ticks = [t.get_text() for t in p.axes.get_yticklabels()]
-    assert "hinge 0 · k [N·m/rad]" in ticks and "g [m/s²]" in ticks
+    assert "hinge 0.k [N m/rad]" in ticks and "g [m/s²]" in ticks
     assert p.result["value"] == pytest.approx(model.simulate(T_END, n_points=2).q[-1, 7],
                                               rel=1e-12)
     assert model.to_dict() == before
@@ -260,7 +260,7 @@ def test_refused_models_and_edits():
     m.set_init_bar_velocities(0, 0.5, 0.0, -1.0)   # a pendulum, swinging
     m.add_particle(1.0, 0.0, 0.5)                  # a free particle: falls with g
     p.set_model(m)
-    p.parameters.value = ("g", "particle 1 · mass")
+    p.parameters.value = ("g", "particle1.mass")
     p.output_kind.value = "coordinate"
     p.output_name.value = "y1"                     # the particle: y1 = -g t²/2
     p.t_end.text.value = "0.3"
@@ -269,7 +269,7 @@ def test_refused_models_and_edits():
     grad = dict(zip(p.result["names"], p.result["gradient"]))
     assert p.result["value"] == pytest.approx(-0.5 * 9.81 * 0.3**2, rel=1e-10)
     assert grad["g"] == pytest.approx(-0.5 * 0.3**2, rel=1e-10)
-    assert grad["particle 1 · mass"] == pytest.approx(0.0, abs=1e-12)   # free fall: no mass
+    assert grad["particle1.mass"] == pytest.approx(0.0, abs=1e-12)   # free fall: no mass
     # a start off the constraints is refused by the API: a message, the model unchanged
     m.set_init_bar_attitude(0, 0.3, -0.5, -math.pi / 2)   # the bar leaves its pin
     before = m.to_dict()
@@ -284,7 +284,7 @@ def test_refused_models_and_edits():
     m2.add_support(0, 0.5, False, False)
     m2.set_init_bar_velocities(0, 0.5, 0.0, -1.0)
     p.set_model(m2)
-    assert "bar 0 · mass" in p.parameters.value
+    assert "bar0.mass" in p.parameters.value
     p.output_kind.value = "energy"
     p.output_name.value = "total"
     p.compute_button.click()
@@ -293,7 +293,7 @@ def test_refused_models_and_edits():
     r = p.result
     E = r["value"]
     assert r["unit"] == "J"
-    assert r["gradient"][r["names"].index("bar 0 · mass")] == pytest.approx(E / 1.0, rel=1e-9)
+    assert r["gradient"][r["names"].index("bar0.mass")] == pytest.approx(E / 1.0, rel=1e-9)
     m2.set_g(9.0)
     assert p.result is None and p.bars is None and "changed" in p.message.text
     p.close()
@@ -313,11 +313,11 @@ def test_studio_has_the_sensitivity_tab(model):
     assert isinstance(s.sensitivity, SensitivityPanel)
     assert titles[k - 1].startswith("Statics")
     s.tabs.selected_index = k
-    s.sensitivity.parameters.value = ("hinge 0 · k",)
+    s.sensitivity.parameters.value = ("hinge 0.k",)
     s.sensitivity.t_end.text.value = "0.2"
     s.sensitivity.compute_button.click()
     assert s.sensitivity.message.kind == "ok", s.sensitivity.message.text
-    assert list(drawn_bars(s.sensitivity)) == ["hinge 0 · k"]
+    assert list(drawn_bars(s.sensitivity)) == ["hinge 0.k"]
     other = lattice()
     s.set_model(other)
     assert s.sensitivity.model is other and s.sensitivity.result is None

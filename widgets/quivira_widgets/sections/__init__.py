@@ -6,6 +6,8 @@
   with a "+ new …" template, Add and Delete;
 * :class:`BodiesSection` (particles, discs, plates) and :class:`BodyJointsSection` (welds,
   distance links, body pins, rolling contacts, joint motors) — lists with Add and Delete, too;
+* :class:`ElementsSection` — any kind of the model's registry, with a form built from the
+  kind's declared fields;
 * :class:`ModelSection` — gravity, *Assemble*, the model's summary;
 * :class:`FilesSection` — working folder, save, load, upload, download;
 * :class:`Toolbar` — undo, redo, new model, examples.
@@ -19,6 +21,7 @@ from .bars import BarsSection
 from .base import NEW, ItemSection, Section
 from .bodies import BodiesSection
 from .body_joints import BodyJointsSection
+from .elements import ElementsSection
 from .files import FilesSection
 from .joints import JointsSection
 from .loads import LoadsSection
@@ -29,6 +32,6 @@ from .supports import SupportsSection
 from .toolbar import Toolbar
 
 __all__ = ["NEW", "ActuatorsSection", "BarsSection", "BodiesSection", "BodyJointsSection",
-           "FilesSection", "ItemSection",
+           "ElementsSection",            "FilesSection", "ItemSection",
            "JointsSection", "LoadsSection", "ModelSection", "Section", "SlidersSection",
            "SpringsSection", "SupportsSection", "Toolbar"]

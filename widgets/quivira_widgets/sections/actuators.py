@@ -22,11 +22,12 @@ import math
 import ipywidgets as widgets
 
 from quivira import BarJointModel
+from quivira.elements import ForceActuator, Parameter, TorqueActuator
 
 from .. import _laws as laws
 from .. import _specs as spec
 from .._fields import NumberField
-from .._modelinfo import by_collection, nice
+from .._modelinfo import by_collection, n_bodies, nice
 from .base import GROUND, NEW, ItemSection, bar_dropdown, row
 
 #: the value keys of a law, and whether the field shows degrees
@@ -141,7 +142,7 @@ class ActuatorsSection(ItemSection):
 
     def refresh(self) -> None:
         """Show the model again (called after every change of the model)."""
-        n = self.model.n_bars
+        n = n_bodies(self.model)
         self.set_bar_options(self.bar, default=n - 1)
         self.set_bar_options(self.reaction, "nothing", default=GROUND)
         super().refresh()
@@ -168,7 +169,7 @@ class ActuatorsSection(ItemSection):
 
     def fill_defaults(self) -> None:
         """Fill in a sinusoidal torque of 1 N·m at 1 Hz on the last bar."""
-        n = self.model.n_bars
+        n = n_bodies(self.model)
         self._law = None
         with self.syncing():
             self.bar.value = n - 1 if n else None
@@ -249,7 +250,7 @@ class ActuatorsSection(ItemSection):
         name = laws.parameter_name(prefix, key)
         old = getattr(law, key)
         shown = f"{value:.6g}°" if degrees else f"{value:.6g}"
-        self.apply(lambda: self.model.set_parameter(name, stored),
+        self.apply(lambda: self.model.set(name, value=stored),
                    f"{item[1].name}: {name} = {shown}", field,
                    nice(math.degrees(old) if degrees else old))
 
@@ -284,15 +285,16 @@ class ActuatorsSection(ItemSection):
                 try:
                     for key, value in law.values().items():
                         name = laws.parameter_name(prefix, key)
-                        model.add_parameter(name, value)
+                        model.add(Parameter(name=name, value=value))
                         added.append(name)
                     exprs = laws.law_expressions(model, prefix, law.kind, force)
                     if force:
-                        return model.add_force_actuator(bar, s, exprs[0], exprs[1], frame=frame)
-                    return model.add_torque_actuator(bar, exprs[0], bar_a=reaction)
+                        return model.add(ForceActuator(bar=bar, s=s, fx=exprs[0], fy=exprs[1],
+                                                       frame=frame))
+                    return model.add(TorqueActuator(bar=bar, torque=exprs[0], bar_a=reaction))
                 except Exception:
                     for name in reversed(added):
-                        model.remove_load(name)
+                        model.remove(name)
                     raise
 
         ok, name = self.apply(action, lambda name: f"added {name}")
@@ -306,10 +308,10 @@ class ActuatorsSection(ItemSection):
         found = self.read(item)
         name = item[1].name
         with self.model.batch():  # the actuator and its parameters: one undo step
-            self.model.remove_load(name)
+            self.model.remove(name)
             if found is not None:
                 for p in laws.law_parameters(*found):
-                    self.model.remove_load(p)
+                    self.model.remove(p)
         return name
 
     def removed_text(self, k: int, result) -> str:

@@ -27,7 +27,7 @@ from quivira import BarJointModel
 from .. import _geometry as geo
 from .. import _specs as spec
 from .._fields import NumberField
-from .._modelinfo import nice
+from .._modelinfo import body_name, n_bodies, nice
 from .base import NEW, ItemSection, row
 
 #: mass per length (kg/m) of a new bar whose mass is not typed (``add_bar_from_point_pair``'s)
@@ -98,7 +98,7 @@ class BarsSection(ItemSection):
     # ------------------------------------------------------------------ items
     def items(self) -> list:
         """Return the bars of the model listed by the section."""
-        return self.model.bars
+        return self.model.bodies
 
     def item_label(self, k: int, b) -> str:
         """Return the selector's text of item ``k``."""
@@ -128,7 +128,7 @@ class BarsSection(ItemSection):
         Moved down while it would lie on an existing bar's centre; of the model's median length
         and :data:`MASS_PER_LENGTH` kg per m of it (the mass follows the length until typed).
         """
-        bars = self.model.bars
+        bars = self.model.bodies
         lengths = [b.length for b in bars]
         L = float(np.median(lengths)) if lengths else 1.0
         cx, cy = (float(f"{v:.3g}") for v in self.center)  # a round number to read
@@ -172,7 +172,7 @@ class BarsSection(ItemSection):
             if not field.error:
                 self._template_from_attitude()
             return
-        old = self.model.bars[i].pose
+        old = self.model.bodies[i].pose
         shown = None if old is None else {"x": nice(old[0]), "y": nice(old[1]),
                                           "theta": nice(math.degrees(old[2]))}[name]
         if field.error:
@@ -207,7 +207,7 @@ class BarsSection(ItemSection):
             if L > 0:
                 self._template_mass(L)
             return
-        b = self.model.bars[i]
+        b = self.model.bodies[i]
         if b.pose is None:
             ends = [f.value for f in order]
         else:
@@ -223,7 +223,7 @@ class BarsSection(ItemSection):
             with self.model.batch():  # one change, one undo step
                 self.model.set_init_bar_attitude(i, x, y, th)
                 if abs(L - b.length) > 1e-15 * max(1.0, L):
-                    self.model.set_bar_length(i, L)
+                    self.model.set(body_name(self.model, i), length=L)
         self.apply(edit, f"bar {i}: ends set (length {L:.6g} m)", field)
 
     def _on_length(self) -> None:
@@ -235,8 +235,9 @@ class BarsSection(ItemSection):
             self._template_mass(self.length.value)
             return
         L = self.length.value
-        old = self.model.bars[i].length
-        self.apply(lambda: self.model.set_bar_length(i, L), f"bar {i}: length {L:g} m",
+        old = self.model.bodies[i].length
+        name = body_name(self.model, i)
+        self.apply(lambda: self.model.set(name, length=L), f"bar {i}: length {L:g} m",
                    self.length, nice(old))
 
     def _on_mass(self) -> None:
@@ -247,27 +248,28 @@ class BarsSection(ItemSection):
             self._mass_typed = True  # the new bar keeps this mass, whatever its length
             return
         m = self.mass.value
-        old = self.model.bars[i].mass
-        self.apply(lambda: self.model.set_bar_mass(i, m), f"bar {i}: mass {m:g} kg",
+        old = self.model.bodies[i].mass
+        name = body_name(self.model, i)
+        self.apply(lambda: self.model.set(name, mass=m), f"bar {i}: mass {m:g} kg",
                    self.mass, nice(old))
 
     def after_select(self, k: int) -> None:
         """Enable or disable the controls for the selection ``k``."""
-        body = k != NEW and k < self.model.n_bars \
-            and getattr(self.model.bars[k], "body_kind", "bar") == "body"
+        body = k != NEW and k < n_bodies(self.model) \
+            and getattr(self.model.bodies[k], "body_kind", "bar") == "body"
         self.inertia.disabled = not body
 
     def _on_inertia(self) -> None:
         i = self.selected
         if i == NEW or self.inertia.error:
             return
-        if getattr(self.model.bars[i], "body_kind", "bar") != "body":
+        if getattr(self.model.bodies[i], "body_kind", "bar") != "body":
             self.inertia.show_error("only a rigid body has an inertia to set: a bar's is "
                                     "m L²/12 (edit its mass or length), a particle has none")
             return
         value = self.inertia.value
-        old = self.model.bars[i].inertia
-        self.apply(lambda: self.model.set_body_inertia(i, value),
+        old = self.model.bodies[i].inertia
+        self.apply(lambda: self.model.set(body_name(self.model, i), inertia=value),
                    f"body {i}: inertia {value:g} kg·m²", self.inertia, nice(old))
 
     def add(self) -> int | None:
@@ -308,7 +310,7 @@ class BarsSection(ItemSection):
 
     def remove(self, k: int):
         """Remove item ``k`` from the model."""
-        return self.model.remove_bar(k)
+        return self.model.remove(body_name(self.model, k))
 
     def removed_text(self, k: int, rem) -> str:
         """Return the message shown after item ``k`` is deleted."""

@@ -26,6 +26,7 @@ from quivira import BarJointModel
 from .._fields import _Field
 from .._guard import report
 from .._messages import Message
+from .._modelinfo import n_bodies
 from .._widgets import AbstractWidgetMeta, close_tree
 
 NEW = -1
@@ -192,7 +193,7 @@ class Section(widgets.VBox):
         ``options``: the ``(label, value)`` pairs to offer instead of the numbered bars.
         """
         if options is None:
-            options = bar_choices(self.model.n_bars, ground)
+            options = bar_choices(n_bodies(self.model), ground)
         if list(dropdown.options) == options:
             return
         values = [v for _, v in options]

@@ -25,10 +25,11 @@ import ipywidgets as widgets
 import traitlets
 
 from quivira import BarJointModel
+from quivira.elements import Particle, RigidBody
 
 from .. import _specs as spec
 from .._fields import NumberField, NumberSpec, OptionalNumberField
-from .._modelinfo import nice
+from .._modelinfo import add_body, body_name, nice
 from .base import NEW, ItemSection, hint, row
 
 _SIZE = "larger models are slow or inaccurate to simulate"
@@ -82,7 +83,7 @@ def body_label(i: int, b) -> str:
     i : int
         The body's index.
     b : object
-        The body record (``model.bars[i]``).
+        The body record (``model.bodies[i]``).
     """
     kind = getattr(b, "body_kind", "bar")
     if kind == "body":
@@ -174,7 +175,7 @@ class BodiesSection(ItemSection):
     # ------------------------------------------------------------------ items
     def items(self) -> list:
         """Return the particles and rigid bodies as ``(index, body)`` pairs."""
-        return [(i, b) for i, b in enumerate(self.model.bars)
+        return [(i, b) for i, b in enumerate(self.model.bodies)
                 if getattr(b, "body_kind", "bar") in ("particle", "body")]
 
     def item_label(self, k: int, item) -> str:
@@ -218,7 +219,7 @@ class BodiesSection(ItemSection):
         The disc is moved down while it would sit on an existing body's centre.
         """
         cx, cy = (float(f"{v:.3g}") for v in self.center)
-        taken = {(round(b.pose[0], 9), round(b.pose[1], 9)) for b in self.model.bars
+        taken = {(round(b.pose[0], 9), round(b.pose[1], 9)) for b in self.model.bodies
                  if b.pose is not None}
         for _ in range(50):
             if (round(cx, 9), round(cy, 9)) not in taken:
@@ -270,7 +271,7 @@ class BodiesSection(ItemSection):
         i = self.selected_body()
         if i is None or field.error:
             return
-        b = self.model.bars[i]
+        b = self.model.bodies[i]
         old = b.pose if b.pose is not None else (self.x.value, self.y.value, 0.0)
         x, y, th = old
         if name == "x":
@@ -289,8 +290,9 @@ class BodiesSection(ItemSection):
             self._show_kind()
             return
         m = self.mass.value
-        old = self.model.bars[i].mass
-        self.apply(lambda: self.model.set_bar_mass(i, m), f"body {i}: mass {m:g} kg",
+        old = self.model.bodies[i].mass
+        name = body_name(self.model, i)
+        self.apply(lambda: self.model.set(name, mass=m), f"body {i}: mass {m:g} kg",
                    self.mass, nice(old))
 
     def _on_inertia(self) -> None:
@@ -298,7 +300,7 @@ class BodiesSection(ItemSection):
         if i is None or self.inertia.error:
             self._show_kind()
             return
-        b = self.model.bars[i]
+        b = self.model.bodies[i]
         if b.body_kind != "body":
             return
         value = self.inertia.value
@@ -313,7 +315,7 @@ class BodiesSection(ItemSection):
                                    "inertia I")
                 return
             note = " (the uniform shape's)"
-        self.apply(lambda: self.model.set_body_inertia(i, value),
+        self.apply(lambda: self.model.set(body_name(self.model, i), inertia=value),
                    f"body {i}: inertia {value:.6g} kg·m²{note}", self.inertia, nice(b.inertia))
 
     def add(self) -> int | None:
@@ -337,7 +339,7 @@ class BodiesSection(ItemSection):
         x, y, m = self.x.value, self.y.value, self.mass.value
         if kind == "particle":
             def action() -> int:
-                return self.model.add_particle(x, y, m)
+                return add_body(self.model, Particle(mass=m, pose=(x, y, 0.0)))
         else:
             th = math.radians(self.theta.value)
             shape = {"disc": {"kind": "disc", "radius": self.radius.value},
@@ -354,9 +356,10 @@ class BodiesSection(ItemSection):
                 return None
 
             def action() -> int:
-                return self.model.add_body(x, y, th, m, I, shape)
+                return add_body(self.model, RigidBody(
+                    mass=m, inertia=I, pose=(x, y, th), shape=shape or {"kind": "none"}))
         ok, i = self.apply(action, lambda i: (
-            f"added {body_label(i, self.model.bars[i])} — it is free: pin, weld or link it "
+            f"added {body_label(i, self.model.bodies[i])} — it is free: pin, weld or link it "
             "(Body joints & motors), or it will fall"))
         if ok:
             self.fresh_defaults()
@@ -371,7 +374,7 @@ class BodiesSection(ItemSection):
 
     def remove(self, k: int) -> dict:
         """Remove the ``k``-th listed body (``model.remove_bar``); what was removed."""
-        return self.model.remove_bar(self.items()[k][0])
+        return self.model.remove(body_name(self.model, self.items()[k][0]))
 
     def removed_text(self, k: int, result) -> str:
         """Return the message after a deletion."""

@@ -36,9 +36,18 @@ import heyoka as hy
 import ipywidgets as widgets
 
 from quivira import BarJointModel
+from quivira.elements import (
+    BodyPin,
+    Distance,
+    JointMotor,
+    PinJoint,
+    RollingOnDisc,
+    RollingOnLine,
+    Weld,
+)
 
 from .._fields import NumberField, NumberSpec, OptionalNumberField
-from .._modelinfo import by_collection, nice
+from .._modelinfo import by_collection, n_bodies, nice, of_kind
 from .base import GROUND, NEW, STYLE, ItemSection, button, hint, row
 from .bodies import body_label
 
@@ -317,7 +326,7 @@ class BodyJointsSection(ItemSection):
     def _name(self, body: int | None, bars: list | None = None) -> str:
         if body is None:
             return "ground"
-        bars = self.model.bars if bars is None else bars
+        bars = self.model.bodies if bars is None else bars
         return body_label(body, bars[body]) if body < len(bars) else f"body {body}"
 
     def _ref(self, body: int | None, ref, bars: list) -> str:
@@ -335,7 +344,7 @@ class BodyJointsSection(ItemSection):
     def item_label(self, k: int, item) -> str:
         """Return the selector's text of ``item = (kind, element)``."""
         kind, el = item
-        bars = self.model.bars
+        bars = self.model.bodies
         if kind == "rolling":
             return (f"{el.name}: {self._name(el.body, bars)} rolls on the line at "
                     f"{math.degrees(el.angle):.4g}°")
@@ -363,11 +372,11 @@ class BodyJointsSection(ItemSection):
 
     def refresh(self) -> None:
         """Offer the model's bodies and pin joints, then show the model again."""
-        n = self.model.n_bars
+        n = n_bodies(self.model)
         self._set_body_options(self.body_a, True, n - 2 if n > 1 else GROUND)
         self._set_body_options(self.body_b, False, n - 1)
         joints = [(f"joint {k}: " + ", ".join(self._name(b) for b in jt.bars[:2]), k)
-                  for k, jt in enumerate(self.model.joints)]
+                  for k, jt in enumerate(of_kind(self.model, PinJoint))]
         options = [("— bodies a, b", NEW)] + joints
         if list(self.joint.options) != options:
             old = self.joint.value
@@ -379,13 +388,13 @@ class BodyJointsSection(ItemSection):
     def _set_body_options(self, dropdown: widgets.Dropdown, ground: bool,
                           default: int | None) -> None:
         options = ([("ground", GROUND)] if ground else []) + [
-            (body_label(i, b), i) for i, b in enumerate(self.model.bars)]
+            (body_label(i, b), i) for i, b in enumerate(self.model.bodies)]
         self.set_bar_options(dropdown, default=default, options=options)
 
     def fill_from(self, item, force: bool) -> None:
         """Show ``item = (kind, element)`` in the fields."""
         kind, el = item
-        bars = self.model.bars
+        bars = self.model.bodies
         self.put(self.kind, kind, force)
         if kind == "rolling":
             self.put(self.body_b, el.body, force)
@@ -422,7 +431,7 @@ class BodyJointsSection(ItemSection):
 
     def fill_defaults(self) -> None:
         """Fill in an element of the last two bodies, with points that suit its kind."""
-        n = self.model.n_bars
+        n = n_bodies(self.model)
         with self.syncing():
             if n:
                 self.body_a.value = n - 2 if n > 1 else GROUND
@@ -444,7 +453,7 @@ class BodyJointsSection(ItemSection):
         A pin's point a where body b's centre is, a link from body a's centre (or a ground
         point above body b) to body b's centre, a ground circle under disc b.
         """
-        bars = self.model.bars
+        bars = self.model.bodies
         a, b = self._bodies()
         ua = va = ub = vb = 0.0
         radius_a, cx, cy = None, 0.0, 0.0
@@ -547,7 +556,7 @@ class BodyJointsSection(ItemSection):
     def _world(self, body: int | None, u: float, v: float) -> tuple[float, float] | None:
         if body is None:
             return (u, v)
-        b = self.model.bars[body]
+        b = self.model.bodies[body]
         return None if b.pose is None else b.world(u, v)
 
     def _bodies(self) -> tuple[int | None, int | None]:
@@ -569,7 +578,7 @@ class BodyJointsSection(ItemSection):
     def _on_joint(self) -> None:
         j = self.joint.value
         if j is not None and j != NEW and self.selected == NEW:
-            bars = self.model.joints[j].bars
+            bars = of_kind(self.model, PinJoint)[j].bars
             with self.syncing():
                 self.body_a.value, self.body_b.value = bars[0], bars[1]
         self.after_select(self.selected)
@@ -588,7 +597,7 @@ class BodyJointsSection(ItemSection):
                                    "the new length")
             self.message.error(f"{el.name}: type the new length (m)")
             return
-        self.apply(lambda: self.model.set_distance_length(el.name, value),
+        self.apply(lambda: self.model.set(el.name, length=value),
                    f"{el.name}: length {value:.6g} m", self.length, nice(el.length))
 
     def match_points(self) -> None:
@@ -599,7 +608,7 @@ class BodyJointsSection(ItemSection):
             return
         if self.refused(self.ua, self.va):
             return
-        bars = self.model.bars
+        bars = self.model.bodies
         pa = self._world(a, self.ua.value, self.va.value)
         if pa is None or bars[b].pose is None:
             self.message.error("the bodies have no initial pose yet")
@@ -629,7 +638,7 @@ class BodyJointsSection(ItemSection):
             self.message.error("choose '+ new element' to add one")
             return None
         a, b = self._bodies()
-        n = self.model.n_bars
+        n = n_bodies(self.model)
         if b is None or not 0 <= b < n:
             self.message.error("body b: add a body first (Bars or Bodies)" if n == 0
                                else f"body b: choose one of the bodies 0 to {n - 1}")
@@ -662,20 +671,21 @@ class BodyJointsSection(ItemSection):
         ok, at = self._both(self.weld_x, self.weld_y, "weld point")
         if not ok:
             return None
-        return lambda: self.model.add_weld(a, b, at)
+        return lambda: self.model.add(Weld.at_point(self.model.bodies, a, b, at))
 
     def _distance_action(self, a, b):
         if self.refused(self.ua, self.va, self.ub, self.vb, self.length):
             return None
         pa, pb = (self.ua.value, self.va.value), (self.ub.value, self.vb.value)
         length = self.length.value
-        return lambda: self.model.add_distance(a, pa, b, pb, length)
+        return lambda: self.model.add(Distance(body_a=a, point_a=pa, body_b=b, point_b=pb,
+                                                 length=length))
 
     def _pin_action(self, a, b):
         if self.refused(self.ua, self.va, self.ub, self.vb):
             return None
         pa, pb = (self.ua.value, self.va.value), (self.ub.value, self.vb.value)
-        return lambda: self.model.add_pin(a, pa, b, pb)
+        return lambda: self._add_pin(BodyPin(body_a=a, point_a=pa, body_b=b, point_b=pb))
 
     def _rolling_action(self, a, b):
         if self.refused(self.line_angle, self.line_x, self.line_y, self.radius_b):
@@ -684,7 +694,8 @@ class BodyJointsSection(ItemSection):
         if not ok:
             return None
         alpha, radius = math.radians(self.line_angle.value), self.radius_b.value
-        return lambda: self.model.add_rolling_on_line(b, alpha, point, radius=radius)
+        return lambda: self.model.add(RollingOnLine(body=b, angle=alpha, point=point,
+                                                      radius=radius))
 
     def _disc_action(self, a, b):
         fields = [self.radius_a, self.radius_b]
@@ -699,10 +710,11 @@ class BodyJointsSection(ItemSection):
                 self.message.error(msg)
                 return None
             centre = (self.circle_x.value, self.circle_y.value)
-            return lambda: self.model.add_rolling_on_disc(None, b, inside=inside, radius_a=ra,
-                                                          radius_b=rb, centre_a=centre)
-        return lambda: self.model.add_rolling_on_disc(a, b, inside=inside, radius_a=ra,
-                                                      radius_b=rb)
+            return lambda: self.model.add(RollingOnDisc(body_a=None, body_b=b, inside=inside,
+                                                        radius_a=ra, radius_b=rb,
+                                                        centre_a=centre))
+        return lambda: self.model.add(RollingOnDisc(body_a=a, body_b=b, inside=inside,
+                                                    radius_a=ra, radius_b=rb))
 
     def _motor_action(self, a, b):
         sine = self.law.value == "sine"
@@ -712,9 +724,9 @@ class BodyJointsSection(ItemSection):
         joint = self.joint.value
         joint = None if joint in (NEW, None) else joint
         if joint is not None:
-            a, b = self.model.joints[joint].bars[:2]
+            a, b = of_kind(self.model, PinJoint)[joint].bars[:2]
         if self.phi0.value is None:
-            bars = self.model.bars
+            bars = self.model.bodies
             if bars[b].pose is None or (a is not None and bars[a].pose is None):
                 msg = "φ0: the bodies have no initial pose; type the angle at t = 0"
                 self.phi0.show_error(msg)
@@ -725,9 +737,16 @@ class BodyJointsSection(ItemSection):
             phi0 = math.radians(self.phi0.value)
         law = motor_law(self.law.value, phi0, self.omega.value,
                         math.radians(self.amplitude.value), math.radians(self.phase.value))
-        if joint is not None:
-            return lambda: self.model.add_joint_motor(joint, law)
-        return lambda: self.model.add_joint_motor(None, law, bodies=(a, b))
+        return lambda: self.model.add(JointMotor(body_a=a, body_b=b, law=law))
+
+    def _add_pin(self, pin: BodyPin) -> str:
+        """Add ``pin`` if its points coincide in the initial pose (the model's tolerance)."""
+        bodies = self.model.bodies
+        taken = set(self.model.elements)
+        where = pin.name or next(f"{BodyPin.prefix}{k}" for k in range(len(taken) + 1)
+                                 if f"{BodyPin.prefix}{k}" not in taken)
+        pin.check_coincident(bodies, self.model.tolerance, where)
+        return self.model.add(pin)
 
     def delete(self) -> None:
         """Delete the selected element."""
@@ -739,7 +758,7 @@ class BodyJointsSection(ItemSection):
     def remove(self, k: int) -> str:
         """Remove the ``k``-th listed element (``model.remove_constraint``); its name."""
         name = self.items()[k][1].name
-        self.model.remove_constraint(name)
+        self.model.remove(name)
         return name
 
     def removed_text(self, k: int, result) -> str:

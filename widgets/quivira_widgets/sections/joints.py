@@ -10,8 +10,10 @@ from __future__ import annotations
 import ipywidgets as widgets
 
 from quivira import BarJointModel
+from quivira.elements import PinJoint
 
 from .._fields import ListField
+from .._modelinfo import n_bodies, names_of, of_kind, replace_fields
 from .base import NEW, ItemSection, button, row
 
 
@@ -51,7 +53,7 @@ class JointsSection(ItemSection):
 
     def items(self) -> list:
         """Return the joints of the model listed by the section."""
-        return self.model.joints
+        return of_kind(self.model, PinJoint)
 
     def item_label(self, k: int, jt) -> str:
         """Return the selector's text of item ``k``."""
@@ -64,7 +66,7 @@ class JointsSection(ItemSection):
 
     def fill_defaults(self) -> None:
         """Fill the fields with fresh values for a new item."""
-        n = self.model.n_bars
+        n = n_bodies(self.model)
         with self.syncing():
             if n >= 2:
                 self.bars.set_quietly([n - 2, n - 1])
@@ -78,10 +80,11 @@ class JointsSection(ItemSection):
         if j == NEW or self.bars.error or self.s.error:
             return
         bars, s = list(self.bars.value), list(self.s.value)
-        old = self.model.joints[j]
+        old = of_kind(self.model, PinJoint)[j]
         field = self.s if len(s) != len(bars) else self.bars
-        ok, _ = self.apply(lambda: self.model.set_joint(j, bars, s), f"joint {j} changed",
-                           field)
+        name = names_of(self.model, PinJoint)[j]
+        ok, _ = self.apply(lambda: replace_fields(self.model, name, bars=bars, s=s),
+                           f"joint {j} changed", field)
         if not ok:
             with self.syncing():
                 self.bars.set_quietly([int(b) for b in old.bars], keep_text=True)
@@ -104,10 +107,10 @@ class JointsSection(ItemSection):
 
     def remove(self, k: int):
         """Remove item ``k`` from the model."""
-        return self.model.remove_joint(k)
+        return self.model.remove(names_of(self.model, PinJoint)[k])
 
     def infer(self) -> None:
         """Add joints where bars meet in their drawn poses (``model.infer_joints()``)."""
-        before = len(self.model.joints)
+        before = len(of_kind(self.model, PinJoint))
         self.apply(self.model.infer_joints,
                    lambda n: f"infer joints: {n - before} new, {n} in total")

@@ -10,9 +10,11 @@ from __future__ import annotations
 import ipywidgets as widgets
 
 from quivira import BarJointModel
+from quivira.elements import PointLoad
 
 from .. import _specs as spec
 from .._fields import NumberField
+from .._modelinfo import n_bodies, names_of, of_kind
 from .base import NEW, STYLE, ItemSection, row
 
 
@@ -50,7 +52,7 @@ class LoadsSection(ItemSection):
 
     def items(self) -> list:
         """Return the loads of the model listed by the section."""
-        return self.model.forces
+        return of_kind(self.model, PointLoad)
 
     def item_label(self, k: int, f) -> str:
         """Return the selector's text of item ``k``."""
@@ -59,7 +61,7 @@ class LoadsSection(ItemSection):
 
     def refresh(self) -> None:
         """Show the model again (called after every change of the model)."""
-        options = [(f"bar {i}", i) for i in range(self.model.n_bars)]
+        options = [(f"bar {i}", i) for i in range(n_bodies(self.model))]
         with self.syncing():
             if list(self.bar.options) != options:
                 old = self.bar.value
@@ -77,7 +79,7 @@ class LoadsSection(ItemSection):
 
     def fill_defaults(self) -> None:
         """Fill the fields with fresh values for a new item."""
-        n = self.model.n_bars
+        n = n_bodies(self.model)
         with self.syncing():
             self.bar.value = n - 1 if n else None
             for field, v in ((self.s, 0.5), (self.fx, 0.0), (self.fy, -10.0),
@@ -94,13 +96,13 @@ class LoadsSection(ItemSection):
         k = self.selected
         if k == NEW:
             return
-        old = getattr(self.model.forces[k], key)
+        old = getattr(of_kind(self.model, PointLoad)[k], key)
         if field.error:
             self.put(field, old)
             return
         value = field.value
         unit = {"s": "", "torque": " N·m"}.get(key, " N")
-        self.apply(lambda: self.model.set_force(k, **{key: value}),
+        self.apply(lambda: self.model.set(names_of(self.model, PointLoad)[k], **{key: value}),
                    f"load {k}: {key} = {value:g}{unit}", field, old)
 
     def add(self) -> int | None:
@@ -121,4 +123,4 @@ class LoadsSection(ItemSection):
 
     def remove(self, k: int):
         """Remove item ``k`` from the model."""
-        return self.model.remove_force(k)
+        return self.model.remove(names_of(self.model, PointLoad)[k])

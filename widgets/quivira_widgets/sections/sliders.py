@@ -36,10 +36,18 @@ import math
 import ipywidgets as widgets
 
 from quivira import BarJointModel
+from quivira.elements import (
+    AngleStop,
+    Contact,
+    GroundSlider,
+    Latch,
+    PinInSlot,
+    PrismaticJoint,
+)
 
 from .. import _specs as spec
 from .._fields import NumberField, OptionalNumberField
-from .._modelinfo import by_collection, nice
+from .._modelinfo import by_collection, n_bodies, nice
 from .base import GROUND, NEW, STYLE, ItemSection, bar_dropdown, hint, row
 
 #: the kinds: (key, button label, model collection)
@@ -70,7 +78,7 @@ def relative_angle(model, bar_a: int | None, bar_b: int) -> float | None:
 
     None when the model has no poses.
     """
-    bars = model.bars
+    bars = model.bodies
     if bars[bar_b].pose is None or (bar_a is not None and bars[bar_a].pose is None):
         return None
     return bars[bar_b].pose[2] - (0.0 if bar_a is None else bars[bar_a].pose[2])
@@ -215,7 +223,7 @@ class SlidersSection(ItemSection):
 
     def refresh(self) -> None:
         """Show the model again (called after every change of the model)."""
-        n = self.model.n_bars
+        n = n_bodies(self.model)
         self.set_bar_options(self.bar_a, "ground", default=0 if n > 1 else GROUND)
         self.set_bar_options(self.bar_b, default=n - 1)
         super().refresh()
@@ -246,8 +254,8 @@ class SlidersSection(ItemSection):
         The other kinds' values at the neutral choices (0° angles, e = 0, a floor at y = 0 under
         the last bar).
         """
-        n = self.model.n_bars
-        bars = self.model.bars
+        n = n_bodies(self.model)
+        bars = self.model.bodies
         gx = gy = 0.0
         floor = 0.0
         if n and bars[-1].pose is not None:
@@ -348,7 +356,7 @@ class SlidersSection(ItemSection):
                 shown = f"{value:.6g}{UNITS.get(key, '')}"
             values = {attr: value}
         label = field.spec.name
-        self.apply(lambda: self.model.set_constraint_values(el.name, **values),
+        self.apply(lambda: self.model.set(el.name, **values),
                    f"{el.name}: {label} = {shown}{note}", field, nice(old))
 
     def add(self) -> str | None:
@@ -356,7 +364,7 @@ class SlidersSection(ItemSection):
         if self.selected != NEW:
             self.message.error("choose '+ new element' to add an element")
             return None
-        if self.model.n_bars == 0:
+        if n_bodies(self.model) == 0:
             self.message.error("add a bar first: these elements act on bars")
             return None
         kind = self.kind.value
@@ -377,29 +385,29 @@ class SlidersSection(ItemSection):
         deg = math.radians
         if kind == "slot":
             s, e = self.s.value, self.offset.value
-            action = lambda: m.add_pin_in_slot(bar_a, b, s, e)  # noqa: E731
+            el = PinInSlot(bar_a=bar_a, bar_b=b, s_b=s, offset=e)
         elif kind == "prismatic":
             s, e = self.s.value, self.offset.value
             phi0 = None if self.phi0.value is None else deg(self.phi0.value)
-            action = lambda: m.add_prismatic_joint(bar_a, b, s, e, phi0)  # noqa: E731
+            el = PrismaticJoint(bar_a=bar_a, bar_b=b, s_b=s, offset=e, phi0=phi0)
         elif kind == "slider":
             s, ang = self.s.value, deg(self.guide_angle.value)
             point = (self.guide_x.value, self.guide_y.value)
-            action = lambda: m.add_ground_slider(b, s, ang, point)  # noqa: E731
+            el = GroundSlider(bar=b, s=s, angle=ang, point=point)
         elif kind == "latch":
             ang = deg(self.latch_angle.value)
-            action = lambda: m.add_latch(bar_a, b, ang)  # noqa: E731
+            el = Latch(bar_a=bar_a, bar_b=b, angle=ang)
         elif kind == "stop":
             lim, side = deg(self.limit.value), self.side.value
             e, v = self.restitution.value, self.rest_speed_ang.value
-            action = lambda: m.add_angle_stop(bar_a, b, lim, side, e,  # noqa: E731
-                                              rest_speed=v)
+            el = AngleStop(bar_a=bar_a, bar_b=b, limit=lim, side=side, restitution=e,
+                           rest_speed=v)
         else:
             s, h, e = self.s.value, self.height.value, self.restitution.value
             alpha, v = deg(self.normal_angle.value), self.rest_speed_lin.value
-            action = lambda: m.add_contact(b, s, h, e, normal_angle=alpha,  # noqa: E731
-                                           rest_speed=v)
-        ok, name = self.apply(action, lambda name: f"added {name}")
+            el = Contact(bar=b, s=s, normal_angle=alpha, height=h, restitution=e,
+                         rest_speed=v)
+        ok, name = self.apply(lambda: m.add(el), lambda name: f"added {name}")
         if ok:
             self.fresh_defaults()
         return name if ok else None
@@ -414,7 +422,7 @@ class SlidersSection(ItemSection):
     def remove(self, k: int):
         """Remove item ``k`` from the model."""
         name = self.items()[k][1].name
-        self.model.remove_constraint(name)
+        self.model.remove(name)
         return name
 
     def removed_text(self, k: int, result) -> str:

@@ -23,40 +23,14 @@ import math
 import ipywidgets as widgets
 
 from quivira import BarJointModel
+from quivira.elements import PinJoint, SpringDamper, TorsionalSpring
 
 from .. import _specs as spec
 from .._fields import NumberField, OptionalNumberField
-from .._modelinfo import by_collection, nice
+from .._modelinfo import by_collection, n_bodies, nice, of_kind
 from .base import GROUND, NEW, ItemSection, bar_dropdown, hint, row
 
 KINDS = (("spring-damper", "spring"), ("torsional spring", "torsion"))
-
-
-def initial_distance(model, bar_a: int, s_a: float, bar_b: int | None, s_b: float,
-                     ground: tuple[float, float] | None) -> float | None:
-    """Distance of a spring's ends in the initial pose (None without poses)."""
-    bars = model.bars
-    ends = []
-    for bar, s in ((bar_a, s_a), (bar_b, s_b)):
-        if bar is None:
-            ends.append(ground)
-        elif not 0 <= bar < len(bars) or bars[bar].pose is None:
-            return None
-        else:
-            ends.append(bars[bar].point(s))
-    return math.hypot(ends[1][0] - ends[0][0], ends[1][1] - ends[0][1])
-
-
-def initial_angle(model, bar_a: int | None, bar_b: int) -> float | None:
-    """Return the initial relative angle θ_b − θ_a (rad; θ_a = 0 for ground), or None.
-
-    None when the model has no poses.
-    """
-    bars = model.bars
-    poses = [None if i is None else bars[i].pose for i in (bar_a, bar_b)]
-    if poses[1] is None or (bar_a is not None and poses[0] is None):
-        return None
-    return poses[1][2] - (0.0 if bar_a is None else poses[0][2])
 
 
 class SpringsSection(ItemSection):
@@ -175,7 +149,7 @@ class SpringsSection(ItemSection):
 
     def refresh(self) -> None:
         """Show the model again (called after every change of the model)."""
-        n = self.model.n_bars
+        n = n_bodies(self.model)
         self.set_bar_options(self.bar_a, default=n - 1)
         self.set_bar_options(self.end_b, "ground point", default=GROUND)
         self.set_bar_options(self.torsion_a, "ground", default=GROUND)
@@ -209,8 +183,8 @@ class SpringsSection(ItemSection):
 
         And a torsional spring at a joint of the last bar (or to ground).
         """
-        n = self.model.n_bars
-        bars = self.model.bars
+        n = n_bodies(self.model)
+        bars = self.model.bodies
         gx, gy = 0.0, 1.0
         if n and bars[-1].pose is not None:
             # half a bar length from its centre, across the bar, on the upper side
@@ -223,7 +197,7 @@ class SpringsSection(ItemSection):
             if math.hypot(gx - x, gy - y) < 0.5 * rise:  # rounding must not close the gap
                 gx, gy = x + rise * nx, y + rise * ny
         other = GROUND
-        for jt in self.model.joints:
+        for jt in of_kind(self.model, PinJoint):
             if n - 1 in jt.bars:
                 other = next(b for b in jt.bars if b != n - 1)
                 break
@@ -267,13 +241,13 @@ class SpringsSection(ItemSection):
         old = getattr(el, key)
         note = ""
         if value is None:  # an empty l0: the initial distance
-            value = initial_distance(self.model, el.bar_a, el.s_a, el.bar_b, el.s_b, el.ground)
+            value = el.initial_length(self.model.bodies)
             if value is None:
                 field.show_error("l0: the bars have no initial pose; type a rest length")
                 return
             note = " (the initial distance)"
         unit = {"k": " N/m", "l0": " m", "c": " N·s/m"}[key]
-        self.apply(lambda: self.model.set_spring(el.name, **{key: value}),
+        self.apply(lambda: self.model.set(el.name, **{key: value}),
                    f"{el.name}: {key} = {value:.6g}{unit}{note}", field, nice(old))
 
     def _on_torsion_value(self, key: str, field: NumberField) -> None:
@@ -286,7 +260,7 @@ class SpringsSection(ItemSection):
         if key == "phi0":
             old = math.degrees(old)
             if value is None:
-                value = initial_angle(self.model, el.bar_a, el.bar_b)
+                value = el.initial_angle(self.model.bodies)
                 if value is None:
                     field.show_error("φ0: the bars have no initial pose; type a rest angle")
                     return
@@ -297,7 +271,7 @@ class SpringsSection(ItemSection):
         else:
             shown = f"{value:.6g} {dict(k='N·m/rad', c='N·m·s/rad', preload='N·m')[key]}"
         label = {"k": "k_θ", "c": "c_θ", "phi0": "φ0", "preload": "preload"}[key]
-        self.apply(lambda: self.model.set_spring(el.name, **{key: value}),
+        self.apply(lambda: self.model.set(el.name, **{key: value}),
                    f"{el.name}: {label} = {shown}{note}", field, nice(old))
 
     def add(self) -> str | None:
@@ -305,7 +279,7 @@ class SpringsSection(ItemSection):
         if self.selected != NEW:
             self.message.error("choose '+ new spring' to add a spring")
             return None
-        if self.model.n_bars == 0:
+        if n_bodies(self.model) == 0:
             self.message.error("add a bar first: a spring acts on bars")
             return None
         action = self._spring_action() if self.kind.value == "spring" else self._torsion_action()
@@ -329,9 +303,10 @@ class SpringsSection(ItemSection):
                               self.c.value)
         if b == GROUND:
             gp = (self.ground_x.value, self.ground_y.value)
-            return lambda: self.model.add_spring_damper(a, s_a, None, k=k, l0=l0, c=c,
-                                                        ground_point=gp)
-        return lambda: self.model.add_spring_damper(a, s_a, b, s_b, k=k, l0=l0, c=c)
+            return lambda: self.model.add(SpringDamper(bar_a=a, s_a=s_a, bar_b=None, s_b=0.0,
+                                                       ground=gp, k=k, l0=l0, c=c))
+        return lambda: self.model.add(SpringDamper(bar_a=a, s_a=s_a, bar_b=b, s_b=s_b, k=k,
+                                                   l0=l0, c=c))
 
     def _torsion_action(self):
         a, b = self.torsion_a.value, self.torsion_b.value
@@ -343,12 +318,13 @@ class SpringsSection(ItemSection):
         k, c, pre = self.k_theta.value, self.c_theta.value, self.preload.value
         phi0 = None if self.phi0.value is None else math.radians(self.phi0.value)
         bar_a = None if a == GROUND else a
-        return lambda: self.model.add_torsional_spring(bar_a, b, k, phi0, c, pre)
+        return lambda: self.model.add(TorsionalSpring(bar_a=bar_a, bar_b=b, k=k, phi0=phi0, c=c,
+                                                      preload=pre))
 
     def remove(self, k: int):
         """Remove item ``k`` from the model."""
         name = self.items()[k][1].name
-        self.model.remove_load(name)
+        self.model.remove(name)
         return name
 
     def removed_text(self, k: int, result) -> str:

@@ -12,10 +12,11 @@ import math
 import ipywidgets as widgets
 
 from quivira import BarJointModel
+from quivira.elements import Support
 
 from .. import _specs as spec
 from .._fields import NumberField
-from .._modelinfo import nice
+from .._modelinfo import n_bodies, names_of, nice, of_kind
 from .base import NEW, STYLE, ItemSection, row
 
 
@@ -83,7 +84,7 @@ class SupportsSection(ItemSection):
     # ------------------------------------------------------------------ items
     def items(self) -> list:
         """Return the supports of the model listed by the section."""
-        return self.model.supports
+        return of_kind(self.model, Support)
 
     def item_label(self, k: int, sp) -> str:
         """Return the selector's text of item ``k``."""
@@ -91,7 +92,7 @@ class SupportsSection(ItemSection):
 
     def refresh(self) -> None:
         """Show the model again (called after every change of the model)."""
-        options = [(f"bar {i}", i) for i in range(self.model.n_bars)]
+        options = [(f"bar {i}", i) for i in range(n_bodies(self.model))]
         with self.syncing():
             if list(self.bar.options) != options:
                 old = self.bar.value
@@ -101,7 +102,7 @@ class SupportsSection(ItemSection):
         super().refresh()
 
     def _bar_point(self, bar, s: float) -> tuple[float, float] | None:
-        bars = self.model.bars
+        bars = self.model.bodies
         if bar is None or not 0 <= bar < len(bars) or bars[bar].pose is None:
             return None
         return bars[bar].point(s)
@@ -122,7 +123,7 @@ class SupportsSection(ItemSection):
 
     def fill_defaults(self) -> None:
         """Fill the fields with fresh values for a new item."""
-        n = self.model.n_bars
+        n = n_bodies(self.model)
         with self.syncing():
             self.bar.value = n - 1 if n else None
             self.s.set_quietly(-0.5)
@@ -159,12 +160,12 @@ class SupportsSection(ItemSection):
         if k == NEW:
             self._template_point()
             return
-        sp = self.model.supports[k]
+        sp = of_kind(self.model, Support)[k]
         kw: dict = {}
         field = None
         restore = None
         if what == "free":
-            kw = {"dof_in_x": self.free_x.value, "dof_in_y": self.free_y.value}
+            kw = {"free_x": self.free_x.value, "free_y": self.free_y.value}
         elif what in ("s", "at"):
             if self.s.error:
                 return
@@ -183,7 +184,8 @@ class SupportsSection(ItemSection):
             # only the edited coordinate: the other keeps its exact value, not the one shown
             kw = {what: field.value}
             restore = nice(getattr(sp, what))
-        ok, _ = self.apply(lambda: self.model.set_support(k, **kw), f"support {k} changed",
+        name = names_of(self.model, Support)[k]
+        ok, _ = self.apply(lambda: self.model.set(name, **kw), f"support {k} changed",
                            field, restore)
         if not ok and what == "free":
             with self.syncing():
@@ -213,4 +215,4 @@ class SupportsSection(ItemSection):
 
     def remove(self, k: int):
         """Remove item ``k`` from the model."""
-        return self.model.remove_support(k)
+        return self.model.remove(names_of(self.model, Support)[k])

@@ -2,7 +2,7 @@
 
 Both tools integrate the same mechanism in maximal coordinates; the error figure of each run is
 computed here, by the same numpy code for both tools, against the independent references of
-``tests/oracles/iftomm.py`` (which imports neither tool):
+``quivira_oracles/iftomm.py`` (which imports neither tool):
 
 * ``a02-N`` (``quivira.examples.iftomm_a02(N)``, 20 s, 401 outputs = the IFToMM 400 output
   steps): ``reference_error`` = the largest difference of point B0's x, y, ẋ, ẏ from the
@@ -46,7 +46,7 @@ def span(case: str) -> tuple[float, int]:
 
 
 def _oracle():
-    from tests.oracles import iftomm
+    from .. import iftomm
 
     return iftomm
 

@@ -1,6 +1,6 @@
 """Exudyn: Andrews' squeezing mechanism (IFToMM A03) with rigid bodies, generalized-α.
 
-The mechanism is read from the independent oracle ``tests/oracles/iftomm.py``
+The mechanism is read from the independent oracle ``quivira_oracles/iftomm.py``
 (``a03_model()``: 7 bodies with their masses, centroidal inertias and named points in body
 frames relative to the mass centre; 10 pins; the ground points O, A, B, C; the spring from
 BDE's point D to C; the torque on the crank OF; no gravity), and built the way
@@ -35,7 +35,7 @@ from . import exudyn_peer
 
 
 def _oracle():
-    from tests.oracles import iftomm
+    from .. import iftomm
 
     return iftomm
 
@@ -105,11 +105,7 @@ def run(h: float = 1e-5, t_end: float = 0.03, n_points: int = 31,
                          "max_output_time_offset": off_grid}}
 
 
-if __name__ == "__main__":  # the error by step: cd benchmarks && python -m peers.exudyn_a03
-    import sys
-    from pathlib import Path
-
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # tests.oracles
+if __name__ == "__main__":  # the error by step: python -m quivira_oracles.peers.exudyn_a03
     from .iftomm import a03_energy_balance_error, reference_errors
 
     print("| h | angle error (rad) | rate error (rad/s) | energy balance | total s |")

@@ -6,7 +6,7 @@ maximal coordinates as quivira) carrying an ``ObjectRigidBody2D`` of mass ``m`` 
 ground are ``ObjectJointRevolute2D`` between ``MarkerBodyPosition`` markers; a roller (a support
 free in x or y) is an ``ObjectJointPrismatic2D`` without rotation constraint between a rigid
 marker of the bar and one of the ground, with the normal of the sliding axis fixed in the
-ground frame. As in ``tests/oracles/exudyn_planar.py`` (which this module imitates): implicit
+ground frame. As in ``quivira_oracles/exudyn_planar.py`` (which this module imitates): implicit
 generalized-α with spectral radius 0.8 (clean index-3 multipliers), full Newton
 (``useModifiedNewton = False``), consistent initial accelerations, fixed step ``h``; Newton
 tolerances are Exudyn's defaults (relative 1e-8, absolute 1e-10) unless given: the energy

@@ -102,8 +102,8 @@ def integrator_recipe(case: str) -> tuple:
 
     model = quivira_model(case)
     n = model.n_coordinates
-    tol, _ = model._simulator.default_tol(model._data, "interactive", t_end_of(case))
-    cs = compile_system(model._data, tol, default_compile_options(n),
+    tol, _ = model.engine.simulator.default_tol(model.engine.data, "interactive", t_end_of(case))
+    cs = compile_system(model.engine.data, tol, default_compile_options(n),
                         model.solver, integrator=False)
     cs.outputs  # noqa: B018 - waits for the background compile
     system, kwargs = cs.ta_recipe
