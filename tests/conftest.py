@@ -8,13 +8,13 @@ Layout
 ``contract/``
     What every element kind of ``quivira.elements.KINDS`` keeps (``test_kinds.py``).
 ``integration/``
-    Comparisons with the SymPy, Exudyn and closed-form references of ``oracles/``, long runs,
-    fuzzing, the benchmark smoke tests and the README's examples.
+    Comparisons with the SymPy, Exudyn and closed-form references of the package
+    ``quivira_oracles``, long runs, fuzzing, the benchmarks and the README's examples.
 ``browser/``
     The Studio in Chromium (Playwright, JupyterLab).
-``oracles/``, ``fuzz_model_files.py``, ``long_call_models.py``
-    Shared references and helpers, imported by name: this file puts ``tests/`` on
-    ``sys.path`` (``from oracles.iftomm import ...``, ``import fuzz_model_files``).
+``fuzz_model_files.py``, ``long_call_models.py``
+    Shared helpers, imported by name: this file puts ``tests/`` on ``sys.path``
+    (``import fuzz_model_files``, ``from long_call_models import pendulum``).
 
 Markers
 -------
