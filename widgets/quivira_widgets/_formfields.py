@@ -120,9 +120,10 @@ def show_text(value: Any) -> str:
     if value is None:
         return ""
     if isinstance(value, (list, tuple)):
-        return ", ".join(show_text(v) if isinstance(v, (list, tuple)) else
-                         repr(v) if isinstance(v, str) else
-                         format_number(v) if isinstance(v, float) else str(v) for v in value)
+        # a list keeps its brackets, so that one entry ([0.0], [[1.0, 0.0]]) reads back as a
+        # list; a tuple (a point, a reference) is written as its entries
+        text = ", ".join(show_text(v) for v in value)
+        return f"[{text}]" if isinstance(value, list) else text
     if isinstance(value, str):
         return repr(value)
     if isinstance(value, float):
