@@ -23,7 +23,7 @@ Conventions (the same as Quivira's)
   force of the pin ON the bar and ``lam`` of a joint the force of the joint ON bar ``b``.
   SymPy 1.14 stores ``lam_coeffs = -J`` and ``mass_matrix = [M, -J^T]``; the multipliers
   solved from ``mass_matrix_full @ (qd, qdd, lam) = forcing_full`` are therefore exactly the
-  ones above (checked against statics in ``tests/test_force_element_oracles.py``: a bar
+  ones above (checked against statics in ``tests/integration/test_force_element_oracles.py``: a bar
   hanging from a pin gives ``lam = (0, m g)``). ``LM.eom`` has the opposite sign of ``lam``
   (sympy/sympy#30215); it is not used here.
 

@@ -57,7 +57,7 @@ A03 Andrews' squeezing mechanism (specification A03)
     vanish at the published initial state only with this sign; the OpenSim tables print
     ``+0.03635``).
 
-Accuracy of the references (measured, see tests/test_iftomm_oracles.py)
+Accuracy of the references (measured, see tests/integration/test_iftomm_oracles.py)
 ----------------------------------------------------------------------
 * A01: closed form (Jacobi elliptic functions), round-off accurate (~1e-14).
 * A02: the 1-DOF reduction (all cranks parallel) is a revolving pendulum. Its closed form

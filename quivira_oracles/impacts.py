@@ -64,7 +64,7 @@ leave with ``Omega = [1, 1] M theta'^- / ([1, 1] M [1, 1]^T)`` (``[1,1] M [1,1]^
 the inertia of the locked pair about ``O``), and the kinetic energy lost is
 ``theta'^-^T M theta'^-/2 - I_O Omega^2/2``. In maximal coordinates this is Quivira's
 ``Delta qd = -M^-1 J^T W^-1 J qd^-`` with the four pin rows and the lock row
-``theta_1 - theta_0`` (checked in ``tests/test_slider_impact_oracles.py``). After the
+``theta_1 - theta_0`` (checked in ``tests/integration/test_slider_impact_oracles.py``). After the
 latch the pair is one rigid pendulum about ``O``:
 ``I_O theta0'' = -g [m0 L0/2 cos theta0 + m1 (L0 cos theta0 + L1/2 cos(theta0 + phi_L))]``.
 :func:`two_bar_latch_reference` integrates the free two-bar motion (``solve_ivp`` DOP853,

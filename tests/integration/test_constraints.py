@@ -12,7 +12,7 @@ No expected value here was printed by Quivira. The oracles are
   (a bar whose centre slides on a parabola; two pendulums kept parallel);
 * energies, the power balance and Newton's law ``M q̈ = f + Jᵀλ`` recomputed with NumPy from
   ``q``, ``q̇``, ``q̈`` and ``λ``, with Jacobians written here by hand;
-* Exudyn's own ``ObjectConnectorCoordinateVector`` (``tests/oracles/exudyn_planar.py``).
+* Exudyn's own ``ObjectConnectorCoordinateVector`` (``quivira_oracles/exudyn_planar.py``).
 
 Sign convention checked throughout: our ``Jᵀλ`` is the generalized constraint force, so a
 coordinate-constraint row acts with ``+X1ᵀλ`` on bar 1 and ``−X0ᵀλ`` on bar 0; Exudyn's

@@ -1,4 +1,4 @@
-"""Self-checks of the force-element oracles (``tests/oracles/force_elements_*.py``).
+"""Self-checks of the force-element oracles (``quivira_oracles/force_elements_*.py``).
 
 No Quivira here: these tests check the oracles against each other (Exudyn's
 generalized-alpha against a tight ``solve_ivp`` integration of the SymPy model), against

@@ -1,10 +1,10 @@
 """Springs, dampers and actuators against independent oracles.
 
 * SymPy mechanics (``LinearSpring``, ``LinearDamper``, ``TorqueActuator`` via
-  ``LagrangesMethod``; tests/oracles/force_elements_sympy.py): accelerations and multipliers at
+  ``LagrangesMethod``; quivira_oracles/force_elements_sympy.py): accelerations and multipliers at
   random states, to 1e-10.
 * Exudyn (``SpringDamper``, ``TorsionalSpringDamper``, generalized-α at h = 1e-4;
-  tests/oracles/force_elements_exudyn.py): positions and element forces over 5 s. The oracle's
+  quivira_oracles/force_elements_exudyn.py): positions and element forces over 5 s. The oracle's
   h-convergence (second order: errors 100× smaller from h = 1e-3 to 1e-4) bounds its error at
   h = 1e-4 by about 1e-6 in positions and 5e-5 in forces over 5 s; the tolerances below are
   ten times that.

@@ -1,5 +1,5 @@
 """IFToMM benchmark problems A01 and A02 and the redundant double four-bar,
-against the independent references of ``tests/oracles/iftomm.py`` (closed-form elliptic
+against the independent references of ``quivira_oracles/iftomm.py`` (closed-form elliptic
 solutions; nothing there imports Quivira).
 
 A02 passes its flat poses (the rank of J drops by n there) in a window where the constraint

@@ -1,4 +1,4 @@
-"""Self-checks of the IFToMM benchmark references in tests/oracles/iftomm.py.
+"""Self-checks of the IFToMM benchmark references in quivira_oracles/iftomm.py.
 
 Every reference is compared with something computed independently of it: a direct
 ``solve_ivp`` integration (A01), the closed-form elliptic solution and a 40-digit mpmath

@@ -2,7 +2,7 @@
 
 No expected value here was printed by Quivira. The oracles are
 
-* Exudyn (``tests/oracles/exudyn_planar.py``, implicit generalized-alpha, index 3) for the
+* Exudyn (``quivira_oracles/exudyn_planar.py``, implicit generalized-alpha, index 3) for the
   motion and the joint reactions of a Grashof crank-rocker four-bar, a 3-bar chain and a
   3-bar "star" (one joint of three bars, two 2-bar joints in Exudyn);
 * hand statics (equilibrium of every bar and of every joint pin, solved with NumPy) of two

@@ -1,6 +1,6 @@
 """Sliders, events, latches, stops and contacts against independent references.
 
-The references (``tests/oracles/sliders_exudyn.py`` and ``tests/oracles/impacts.py``) import
+The references (``quivira_oracles/sliders_exudyn.py`` and ``quivira_oracles/impacts.py``) import
 no Quivira: the closed-form slider-crank and its 1-DOF ODE, Exudyn's ``ObjectJointPrismatic2D``
 and ``ObjectJointSliding2D``, the closed-form free fall and impulse of a bar hitting the floor,
 the latch of a two-bar hinge by conservation of angular momentum, and the bouncing sequence.
