@@ -216,6 +216,25 @@ class Trajectory:
         Fx``/``Fy`` that rigid-body mechanics does not determine (only combinations of them,
         e.g. the sum of two supports' horizontal reactions, are): the values printed for them
         are one choice among many. Empty for a statically determinate model.
+
+        Examples
+        --------
+        A bar pinned at both ends: only the sum of the horizontal reactions is determined.
+
+        >>> import quivira
+        >>> model = quivira.bar_joint_model()
+        >>> model.add_bar_from_point_pair((0.0, 0.0), (1.0, 0.0))
+        0
+        >>> model.add_support(0, -0.5, False, False)
+        0
+        >>> model.add_support(0, 0.5, False, False)
+        1
+        >>> traj = model.simulate(0.1, 3)
+        >>> traj.indeterminate  # doctest: +NORMALIZE_WHITESPACE
+        ['lambda[support0.x]', 'lambda[support1.x]', 'support 0 on bar 0 · Fx',
+         'support 1 on bar 0 · Fx']
+        >>> traj.determinate.tolist()
+        [False, True, False, True]
         """
         det = self.determinacy
         return [] if det is None else det.indeterminate_columns
