@@ -8,6 +8,7 @@ Layout: :mod:`.core` (the model class, a façade), :mod:`.editing` (data, edits,
 """
 
 from .core import BarJointModel, bar_joint_model
+from .determinacy import IndeterminateMultipliersWarning
 from .internal_forces import InternalForces
 from .kinematics import CouplerCurve, KinematicSweep, Mobility, SweepWarning
 from .results import AssemblyReport, ConstraintCheck, Sparsity, StateMatrices
@@ -31,6 +32,7 @@ __all__ = [
     "EquilibriumError",
     "EquilibriumPath",
     "EquilibriumResult",
+    "IndeterminateMultipliersWarning",
     "InternalForces",
     "KinematicSweep",
     "Mobility",

@@ -1381,7 +1381,8 @@ class bar_joint_model:  # noqa: N801 - API name
         prob = self._statics_problem(t)
         q0 = self._pose(q_guess, "q_guess")
         return statics.equilibrium(prob, q0, tol=tol, max_iter=max_iter,
-                                   axial=lambda q, lam: self._axial_forces(prob, q, lam))
+                                   axial=lambda q, lam: self._axial_forces(prob, q, lam),
+                                   determinacy=True)
 
     @interrupts_polled()
     def equilibrium_path(self, parameter: Any, values: Sequence[float], *,
@@ -1627,8 +1628,10 @@ class bar_joint_model:  # noqa: N801 - API name
         -------
         InternalForces
             ``N``, ``V``, ``M`` of shape (frames, bars, sections), ``max_abs_N()``,
-            ``max_abs_M()``, ``bar(i, frame)``, ``to_pandas()``.
+            ``max_abs_M()``, ``bar(i, frame)``, ``to_pandas()``; ``indeterminate_bars``: the
+            bars whose diagrams depend on indeterminate multipliers (at the first frame).
         """
+        from .determinacy import of_compiled
         from .internal_forces import internal_forces
         from .statics import EquilibriumResult
         from .validation import bar_index
@@ -1663,10 +1666,12 @@ class bar_joint_model:  # noqa: N801 - API name
                                  "match this model's; simulate the model again")
             t, q, qd, lam = source.t, source.q, source.qd, source.lambda_mult
             acc = source.qdd
+            determinate = source.determinate
         elif isinstance(source, EquilibriumResult):
             t, q = np.zeros(1), source.q[None, :]
             qd = np.zeros_like(q)
             acc, lam = np.zeros_like(q), source.lambda_mult[None, :]
+            determinate = source.determinate
         else:
             state = initial_state(data, "internal_forces") if source is None else source
             arr = real_array(state, "internal_forces: source", "a Trajectory, an "
@@ -1677,6 +1682,8 @@ class bar_joint_model:  # noqa: N801 - API name
             mats = self.matrices(arr)
             t, q, qd = np.zeros(1), arr[None, :n], arr[None, n:]
             acc, lam = mats.qdd[None, :], mats.lambda_mult[None, :]
+            determinate = of_compiled(cs, data, arr, pars, second_order=False
+                                      ).determinate_rows(cs.labels)
         if qdd is not None:
             acc = real_array(qdd, "qdd")
             if acc.shape != q.shape:
@@ -1687,7 +1694,7 @@ class bar_joint_model:  # noqa: N801 - API name
                 raise ValueError(f"lambda_mult must have shape {(q.shape[0], cs.m)}, got "
                                  f"{lam.shape}")
         return internal_forces(data, cs, pars, np.asarray(t, dtype=float), q, qd, acc, lam,
-                               sec, bars)
+                               sec, bars, determinate)
 
     # --- sensitivities ---
     def sensitivities(self, t_end: float, wrt: str | Sequence[str], order: int = 1,

@@ -41,6 +41,15 @@ ZERO = 1e-9
 NEAR = 1e3
 
 
+class IndeterminateMultipliersWarning(UserWarning):
+    """Some multipliers (and the reactions made of them) are not determined by the mechanics.
+
+    Emitted once per result (a :class:`~quivira.model.trajectory.Trajectory`, an equilibrium),
+    the first time its multipliers or reactions are read, naming them: the numbers shown for
+    them are one choice among infinitely many (see :mod:`quivira.model.determinacy`).
+    """
+
+
 @dataclass(frozen=True)
 class ReactionDeterminacy:
     """Whether the x and y components of one reaction are determinate."""
@@ -123,6 +132,51 @@ class Determinacy:
     def indeterminate_labels(self) -> list[str]:
         """Labels of the multipliers that rigid-body mechanics does not determine."""
         return [lb for lb, ok in zip(self.labels, self.determinate) if not ok]
+
+    @property
+    def indeterminate_reactions(self) -> list[str]:
+        """The indeterminate reaction components, named as the columns of ``to_pandas``.
+
+        E.g. ``"support 0 on bar 0 · Fx"``.
+        """
+        return [f"{r.label} · F{a}" for r in self.reactions
+                for a, ok in (("x", r.x), ("y", r.y)) if not ok]
+
+    def note(self) -> str:
+        """One line naming the indeterminate multipliers ("" if there are none)."""
+        bad = self.indeterminate_labels
+        if not bad:
+            return ""
+        return (", ".join(f"λ[{lb}]" for lb in bad) + ": indeterminate (rigid-body mechanics "
+                f"fixes only combinations of them, {self.n_self_stresses} state(s) of "
+                "self-stress; the values shown are one choice among many; see .determinacy)")
+
+    def warn(self, what: str) -> None:
+        """Emit :class:`IndeterminateMultipliersWarning` naming the indeterminate multipliers.
+
+        Nothing when every multiplier is determinate. ``what`` names the result.
+        """
+        from .._warnings import warn_caller
+
+        if self.indeterminate_labels:
+            warn_caller(f"{what}: {self.note()}", IndeterminateMultipliersWarning)
+
+    def determinate_rows(self, labels: list[str]) -> np.ndarray:
+        """Return, for each of ``labels`` (e.g. all rows of a model), whether it is determinate.
+
+        Rows not analysed here (switched off: their multiplier is 0) count as determinate.
+        """
+        bad = set(self.indeterminate_labels)
+        return np.array([lb not in bad for lb in labels], dtype=bool)
+
+    @property
+    def indeterminate_columns(self) -> list[str]:
+        """``lambda[<label>]`` of the indeterminate multipliers, then the reaction components.
+
+        As the columns of :meth:`~quivira.model.trajectory.Trajectory.to_pandas` name them.
+        """
+        return [f"lambda[{lb}]" for lb in self.indeterminate_labels] + \
+            self.indeterminate_reactions
 
     def _vector(self, combination: Any) -> np.ndarray:
         r"""Return the coefficients ``c`` of :math:`c^T\lambda`, one per multiplier, checked."""
@@ -274,43 +328,75 @@ def _second_order(U: np.ndarray, S: np.ndarray, H, holonomic: int | None) -> lis
     return out
 
 
+def active_reaction_map(reaction_map: list, active) -> list:
+    """Return the reaction map restricted to the rows ``active``, renumbered in their order.
+
+    Terms along a body's normal (contacts) are left out: their direction moves with the pose.
+    """
+    where = {int(r): j for j, r in enumerate(active)}
+    rmap = []
+    for key, terms in reaction_map:
+        kept = [(where[c], ax, sg) for c, ax, sg in terms
+                if c in where and not isinstance(ax, (tuple, list))]
+        if kept:
+            rmap.append((key, kept))
+    return rmap
+
+
 def of_model(sim, data, state: np.ndarray | None, t: float = 0.0,
-             pivot_tol: float = PIVOT_TOL) -> Determinacy:
+             pivot_tol: float = PIVOT_TOL, second_order: bool = True) -> Determinacy:
     """Return the :class:`Determinacy` of a model's data at ``state`` (default: its initial one).
 
     The rows switched on in the data are analysed (a latch that is open, a contact not
-    touching, take no part). ``sim`` is the model's simulator (compiled-code cache).
+    touching, take no part). ``sim`` is the model's simulator (compiled-code cache). Without
+    ``second_order`` no second-order test is made (nothing compiled beyond the system).
     """
-    import heyoka as hy
+    x = initial_state_of(data, state)
+    cs = sim.compiled(data)
+    pars = sim.parameters(data, cs, stabilized=False)
+    return of_compiled(cs, data, x, pars, t, pivot_tol, second_order, check=True)
 
-    from ..model.compiled import evaluate_geometry
-    from ..model.symbolic import coordinate_names
+
+def initial_state_of(data, state) -> np.ndarray:
+    """Return ``state`` as an array ``[q, qd]`` checked, or the data's initial state."""
     from .simulator import initial_state
 
     n = data.n_coordinates()
     x = initial_state(data, "determinacy") if state is None else np.asarray(state, float)
     if x.shape != (2 * n,):
         raise ValueError(f"state: expected {2 * n} values ([q, qd]), got shape {x.shape}")
-    cs = sim.compiled(data)
-    pars = sim.parameters(data, cs, stabilized=False)
+    return x
+
+
+def of_compiled(cs, data, x: np.ndarray, pars: np.ndarray, t: float = 0.0,
+                pivot_tol: float = PIVOT_TOL, second_order: bool = True,
+                check: bool = False) -> Determinacy:
+    """Return the :class:`Determinacy` at state ``x`` of a compiled system ``cs`` of ``data``.
+
+    With its runtime parameters ``pars``. ``check``: raise ValueError if ``x`` is off the
+    constraints. Without ``second_order`` the mechanisms with self-stresses are
+    ``"undecided at second order"`` (no compiling).
+    """
+    import heyoka as hy
+
+    from ..model.compiled import evaluate_geometry
+    from ..model.symbolic import coordinate_names
+    from .simulator import Simulator
+
+    n = data.n_coordinates()
     F, J = evaluate_geometry(cs, x[:n], pars, t, qd=x[n:])
     scale = data.length_scale()
     k = cs.n_holonomic
     bad = np.nonzero(np.abs(F[:k]) > 1e-6 * scale)[0]
-    if bad.size:
+    if check and bad.size:
         raise ValueError("determinacy: the state violates the constraints ("
                          + ", ".join(f"{cs.labels[i]} off by {F[i]:.3g}" for i in bad[:4])
                          + "); call model.assemble() or give a state on the constraints")
-    active = np.nonzero(sim.active_rows(data, cs))[0]
+    active = np.nonzero(Simulator.active_rows(data, cs))[0]
     all_labels = cs.labels  # built on each access: read once
     labels = [all_labels[i] for i in active]
-    where = {int(r): j for j, r in enumerate(active)}
-    rmap = []
-    for key, terms in cs.assembly.collected.reaction_map:
-        kept = [(where[c], ax, sg) for c, ax, sg in terms
-                if c in where and not isinstance(ax, (tuple, list))]
-        if kept:
-            rmap.append((key, kept))
+    rmap = active_reaction_map(cs.assembly.collected.reaction_map, active)
+
     def jdqd():
         # compiled on first use: only a pose with both mechanisms and self-stresses needs it
         fn = cs.extra.get("Jdqd")
@@ -322,7 +408,7 @@ def of_model(sim, data, state: np.ndarray | None, t: float = 0.0,
             cs.extra["Jdqd"] = fn
         return fn
 
-    def second_order(u: np.ndarray) -> np.ndarray:
+    def second_order_fn(u: np.ndarray) -> np.ndarray:
         fn = jdqd()
         kw = {"pars": pars[: fn.nparams]} if fn.nparams else {}
         if fn.is_time_dependent:
@@ -334,4 +420,31 @@ def of_model(sim, data, state: np.ndarray | None, t: float = 0.0,
     q_names, _ = coordinate_names(data)
     hol = int(np.sum(active < k))
     return analyse(J[active], labels, q_names, data.coordinate_weights(), rmap,
-                   second_order, hol, pivot_tol)
+                   second_order_fn if second_order else None, hol, pivot_tol)
+
+
+class StartPose:
+    """The :class:`Determinacy` of a run's start pose, computed on first call.
+
+    From a :class:`~quivira.model.simulator.DynamicsSource` (its compiled system and data:
+    nothing is compiled; no second-order test). Picklable only once called (a trajectory
+    pickles the result).
+    """
+
+    def __init__(self, source) -> None:
+        self.source = source
+
+    def __call__(self) -> Determinacy:
+        """Analyse the first state of the source."""
+        src = self.source
+        pars = src.pars[0] if np.ndim(src.pars) == 2 else src.pars
+        t0 = float(np.ravel(src.t)[0]) if np.size(src.t) else 0.0
+        return of_compiled(src.system(), src._data, src.states[0], pars, t0,
+                           second_order=False)
+
+
+def determinate_rows(det: Determinacy | None, labels: list[str]) -> np.ndarray:
+    """:meth:`Determinacy.determinate_rows` of ``labels``; all True when ``det`` is None."""
+    if det is None:
+        return np.ones(len(labels), dtype=bool)
+    return det.determinate_rows(list(labels))

@@ -32,12 +32,18 @@ joint if they share one (against the ground: at the bar's pin support, if it has
 anything else (coordinate or user constraints) at the centre, as a force and a couple.
 
 Models may contain other bodies (particles, rigid bodies): they get no diagram.
+
+Where the multipliers are not all determined by rigid-body mechanics (a statically
+indeterminate model: states of self-stress, :mod:`quivira.model.determinacy`), the diagrams
+of the bars that a row with an indeterminate multiplier touches are one choice among many:
+they are listed in :attr:`InternalForces.indeterminate_bars` (a bar in it may still have
+parts of its diagram that are determined, e.g. outside the span between two redundant pins).
 """
 
 from __future__ import annotations
 
 import numbers
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import heyoka as hy
 import numpy as np
@@ -189,6 +195,8 @@ class BarDiagram:
     N: np.ndarray
     V: np.ndarray
     M: np.ndarray
+    #: False when the diagram depends on indeterminate multipliers (one choice among many)
+    determinate: bool = True
 
 
 @dataclass(frozen=True)
@@ -208,6 +216,9 @@ class InternalForces:
     N, V, M : numpy.ndarray (k, len(bars), p)
         Axial force (N, tension positive), shear force (N) and bending moment (N·m), in the
         bar frame (see the module docstring for the signs).
+    indeterminate_bars : list of int
+        The bars whose diagrams depend on multipliers that rigid-body mechanics does not
+        determine (see the module docstring): their N, V, M are one choice among many.
     """
 
     t: np.ndarray
@@ -217,6 +228,14 @@ class InternalForces:
     N: np.ndarray
     V: np.ndarray
     M: np.ndarray
+    indeterminate_bars: list = field(default_factory=list)
+
+    def note(self) -> str:
+        """One line naming the bars with indeterminate diagrams ("" if there are none)."""
+        if not self.indeterminate_bars:
+            return ""
+        return ("bars " + ", ".join(map(str, self.indeterminate_bars)) + ": N, V, M depend on "
+                "indeterminate multipliers (statically indeterminate; one choice among many)")
 
     def _k(self, bar: int) -> int:
         try:
@@ -228,7 +247,8 @@ class InternalForces:
         """Return the diagram of one bar at one frame."""
         k = self._k(bar)
         return BarDiagram(bar, self.s.copy(), self.s * self.lengths[k], self.N[frame, k].copy(),
-                          self.V[frame, k].copy(), self.M[frame, k].copy())
+                          self.V[frame, k].copy(), self.M[frame, k].copy(),
+                          bar not in self.indeterminate_bars)
 
     def max_abs_N(self) -> dict[int, float]:
         """Largest :math:`|N|` (N) of each bar over all frames and sections."""
@@ -250,7 +270,9 @@ class InternalForces:
     def to_pandas(self):
         """Return a long table: one row per frame, bar and section.
 
-        Columns ``t``, ``bar``, ``s``, ``x``, ``N``, ``V``, ``M``.
+        Columns ``t``, ``bar``, ``s``, ``x``, ``N``, ``V``, ``M``;
+        ``df.attrs["indeterminate_bars"]`` (see :attr:`indeterminate_bars`) and
+        ``df.attrs["determinacy"]`` (:meth:`note`).
         """
         import pandas as pd
 
@@ -259,8 +281,11 @@ class InternalForces:
         bars = np.tile(np.repeat(np.array(self.bars, dtype=int), p), k)
         s = np.tile(self.s, k * nb)
         x = np.tile((self.lengths[:, None] * self.s[None, :]).ravel(), k)
-        return pd.DataFrame({"t": t, "bar": bars, "s": s, "x": x, "N": self.N.ravel(),
-                             "V": self.V.ravel(), "M": self.M.ravel()})
+        df = pd.DataFrame({"t": t, "bar": bars, "s": s, "x": x, "N": self.N.ravel(),
+                           "V": self.V.ravel(), "M": self.M.ravel()})
+        df.attrs["indeterminate_bars"] = list(self.indeterminate_bars)
+        df.attrs["determinacy"] = self.note()
+        return df
 
 def _row_bars(data: ModelData, cs: CompiledSystem) -> list[list[int]]:
     """Return, per constraint row, the bars (with an angle) its Jacobian row touches.
@@ -353,7 +378,8 @@ def _diagrams(L: float, mass: float, g: float, e: np.ndarray, n: np.ndarray, acc
 
 def internal_forces(data: ModelData, cs: CompiledSystem, pars: np.ndarray, t: np.ndarray,
                     q: np.ndarray, qd: np.ndarray, qdd: np.ndarray, lam: np.ndarray,
-                    s: np.ndarray, bars: list[int] | None = None) -> InternalForces:
+                    s: np.ndarray, bars: list[int] | None = None,
+                    determinate: np.ndarray | None = None) -> InternalForces:
     """Compute N, V, M of ``bars`` (default: every bar) at the given states.
 
     States ``(q, qd)`` with accelerations ``qdd`` and multipliers ``lam`` (all rows), shapes
@@ -378,6 +404,9 @@ def internal_forces(data: ModelData, cs: CompiledSystem, pars: np.ndarray, t: np
         Sections, in [-0.5, 0.5].
     bars : list of int, optional
         The bars wanted.
+    determinate : numpy.ndarray of bool (m,), optional
+        Per row, whether its multiplier is determinate (default: all): the bars a row that is
+        not touches make :attr:`InternalForces.indeterminate_bars`.
     """
     all_bars = [i for i, b in enumerate(data.bars) if _is_bar(b)]
     bars = all_bars if bars is None else list(bars)
@@ -430,5 +459,11 @@ def internal_forces(data: ModelData, cs: CompiledSystem, pars: np.ndarray, t: np
         if not np.all(np.isfinite(arr)):
             raise ValueError("internal forces: non-finite values (the states or multipliers "
                              "are not finite)")
+    flagged: set = set()
+    if determinate is not None:
+        row_bars = _row_bars(data, cs)
+        for row in np.nonzero(~np.asarray(determinate, dtype=bool))[0]:
+            flagged.update(row_bars[row])
     return InternalForces(t=t, s=s.copy(), bars=bars,
-                          lengths=np.array([data.bars[i].length for i in bars]), N=N, V=V, M=M)
+                          lengths=np.array([data.bars[i].length for i in bars]), N=N, V=V, M=M,
+                          indeterminate_bars=[i for i in bars if i in flagged])

@@ -54,6 +54,7 @@ from .compiled import (
     is_monitor_event,
 )
 from .data import ModelData
+from .determinacy import StartPose
 from .elements import BY_KIND
 from .results import AssemblyReport, ConstraintCheck, Sparsity, StateMatrices
 from .singular_window import (
@@ -573,6 +574,7 @@ class Simulator:
         q_names, qd_names = coordinate_names(data)
         zeros = np.zeros(len(t))
         ledger = states.shape[1] > 2 * n
+        source = DynamicsSource(cs, data, self.solver, states[:, :2 * n], pars, t)
         return Trajectory(
             t=t, q=states[:, :n].copy(), qd=states[:, n:2 * n].copy(),
             constraint_labels=list(col.labels),
@@ -595,7 +597,7 @@ class Simulator:
             power_in=o["power_in"], power_dissipated=o["dissipation"],
             load_power=o["load_power"], load_forces=o["load_forces"], nonconservative=ledger,
             energy_scale=data.energy_scale(),
-            dynamics_source=DynamicsSource(cs, data, self.solver, states[:, :2 * n], pars, t),
+            dynamics_source=source, determinacy_source=StartPose(source),
         )
 
     # ------------------------------------------------------------------ numbers at a state

@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import heyoka as hy
@@ -57,6 +58,8 @@ from ..budget import Budget, check_output_bytes, partial_on_interrupt, stop_if_e
 from . import geometry as geo
 from .compiled import CompiledSystem, NonFiniteConstraintError, evaluate_geometry
 from .data import ModelData
+from .determinacy import active_reaction_map
+from .determinacy import analyse as analyse_determinacy
 from .elements import BY_KIND
 from .linearize import partition, tangent_basis
 from .names import SEP, canonical, element_name, row_index, warn_earlier
@@ -266,7 +269,8 @@ class EquilibriumResult:
         Degrees of freedom at the pose (n − rank J).
     redundant : list of str
         Labels of rows that are linearly dependent on the others (the multipliers are then
-        the minimum-norm ones; statically indeterminate).
+        the minimum-norm ones; statically indeterminate). Which multipliers and reaction
+        components are then not determined: :attr:`determinacy`, :attr:`indeterminate`.
     iterations : int
         Newton iterations used.
     residual : float
@@ -288,6 +292,57 @@ class EquilibriumResult:
     iterations: int
     residual: float
     constraint_residual: float
+    #: computes the :class:`~quivira.model.determinacy.Determinacy` at :attr:`q` (picklable)
+    determinacy_source: Any = field(default=None, repr=False, compare=False)
+    #: the determinacy once computed, and whether the warning was given
+    _lazy: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def __getattribute__(self, name: str):
+        """Warn once when the multipliers or reactions are first read (see :attr:`indeterminate`).
+
+        The fields stay plain data; reading ``lambda_mult`` or ``reactions`` (also through
+        :meth:`multiplier`, :meth:`support_force`, :meth:`joint_force`, :meth:`to_pandas`)
+        emits :class:`~quivira.model.determinacy.IndeterminateMultipliersWarning` once per
+        result when some are indeterminate.
+        """
+        if name in ("lambda_mult", "reactions"):
+            lazy = object.__getattribute__(self, "_lazy")
+            if not lazy.get("warned"):
+                lazy["warned"] = True
+                det = object.__getattribute__(self, "determinacy")
+                if det is not None:
+                    det.warn("equilibrium multipliers")
+        return object.__getattribute__(self, name)
+
+    @property
+    def determinacy(self):
+        """Which multipliers rigid-body mechanics determines at the pose :attr:`q`.
+
+        A :class:`~quivira.model.determinacy.Determinacy` (computed on first access; None
+        when the result was made without it, as the points of an equilibrium path).
+        """
+        if "det" not in self._lazy:
+            src = self.determinacy_source
+            self._lazy["det"] = None if src is None else src()
+        return self._lazy["det"]
+
+    @property
+    def determinate(self) -> np.ndarray:
+        """Per constraint row: whether its multiplier is determinate (all True if not known)."""
+        from .determinacy import determinate_rows
+
+        return determinate_rows(self.determinacy, self.constraint_labels)
+
+    @property
+    def indeterminate(self) -> list[str]:
+        """The indeterminate multipliers ``lambda[<label>]`` and reaction components.
+
+        Named as in :class:`~quivira.model.trajectory.Trajectory`: ``"support 0 on bar 0 ·
+        Fx"``. Rigid-body mechanics fixes only combinations of them (e.g. the sum of two
+        supports' horizontal reactions): the values printed are one choice among many.
+        """
+        det = self.determinacy
+        return [] if det is None else det.indeterminate_columns
 
     @property
     def stable(self) -> bool:
@@ -315,22 +370,31 @@ class EquilibriumResult:
     def to_pandas(self):
         """Return the multipliers as a :class:`pandas.DataFrame` indexed by constraint label.
 
-        One column, ``lambda`` (N).
+        One column, ``lambda`` (N). ``df.attrs["indeterminate"]`` lists the labels of the
+        indeterminate multipliers, ``df.attrs["determinacy"]`` says it in a sentence.
         """
         import pandas as pd
 
-        return pd.DataFrame({"lambda": self.lambda_mult}, index=list(self.constraint_labels))
+        df = pd.DataFrame({"lambda": self.lambda_mult}, index=list(self.constraint_labels))
+        det = self.determinacy
+        df.attrs["indeterminate"] = [] if det is None else det.indeterminate_labels
+        df.attrs["determinacy"] = "" if det is None else det.note()
+        return df
 
     def reactions_to_pandas(self):
         """Return the reactions as a :class:`pandas.DataFrame`.
 
         Indexed by ``"joint j on bar b"`` / ``"support k on bar b"``, columns ``Fx``, ``Fy`` (N,
-        global frame, force on the bar).
+        global frame, force on the bar). ``df.attrs["indeterminate"]`` lists the
+        indeterminate components (``"support 0 on bar 0 · Fx"``).
         """
         import pandas as pd
 
-        return pd.DataFrame([(r.label, r.force[0, 0], r.force[0, 1]) for r in self.reactions],
-                            columns=["reaction", "Fx", "Fy"]).set_index("reaction")
+        df = pd.DataFrame([(r.label, r.force[0, 0], r.force[0, 1]) for r in self.reactions],
+                          columns=["reaction", "Fx", "Fy"]).set_index("reaction")
+        det = self.determinacy
+        df.attrs["indeterminate"] = [] if det is None else det.indeterminate_reactions
+        return df
 
 
 @dataclass(frozen=True)
@@ -585,7 +649,8 @@ def _start_pose(prob: StaticsProblem, q0: np.ndarray) -> np.ndarray:
     return q
 
 
-def _finish(prob: StaticsProblem, q, lam, it, rn, Fn, axial) -> EquilibriumResult:
+def _finish(prob: StaticsProblem, q, lam, it, rn, Fn, axial,
+            determinacy: bool = False) -> EquilibriumResult:
     cs = prob.cs
     _, J = prob.geometry(q)
     _, K = prob.residual(q, lam)
@@ -609,7 +674,17 @@ def _finish(prob: StaticsProblem, q, lam, it, rn, Fn, axial) -> EquilibriumResul
         q=q, coordinate_names=[str(v) for v in cs.q], lambda_mult=lam_full,
         constraint_labels=list(cs.labels), reactions=list(reactions), axial_force=axial,
         eigenvalues=ev, stability=stab, dof=int(dof), redundant=redundant, iterations=it,
-        residual=rn, constraint_residual=Fn)
+        residual=rn, constraint_residual=Fn,
+        determinacy_source=_determinacy_source(prob, J) if determinacy else None)
+
+
+def _determinacy_source(prob: StaticsProblem, J: np.ndarray) -> partial:
+    """Return a picklable call that analyses ``J`` (active rows at the pose) on demand."""
+    cs = prob.cs
+    labels = cs.labels
+    return partial(analyse_determinacy, J, [labels[i] for i in prob.rows],
+                   [str(v) for v in cs.q], prob.weights,
+                   active_reaction_map(cs.assembly.collected.reaction_map, prob.rows))
 
 
 def _check_q(q: Any, n: int, what: str = "q_guess") -> np.ndarray:
@@ -635,7 +710,8 @@ def _check_options(tol: Any, max_iter: Any) -> tuple[float, int]:
 
 
 def equilibrium(prob: StaticsProblem, q_guess: np.ndarray, *, tol: float = 1e-10,
-                max_iter: int = 50, axial=None) -> EquilibriumResult:
+                max_iter: int = 50, axial=None, determinacy: bool = False
+                ) -> EquilibriumResult:
     r"""Solve the KKT system from ``q_guess`` (see the module docstring).
 
     Parameters
@@ -651,6 +727,9 @@ def equilibrium(prob: StaticsProblem, q_guess: np.ndarray, *, tol: float = 1e-10
         Largest number of Newton iterations.
     axial : callable, optional
         ``axial(q, lambda_full) -> (n_bars,)`` axial forces at the bar centres.
+    determinacy : bool
+        Give the result its :attr:`EquilibriumResult.determinacy` (computed on first access)
+        and the warning on reading indeterminate multipliers.
 
     Raises
     ------
@@ -663,7 +742,7 @@ def equilibrium(prob: StaticsProblem, q_guess: np.ndarray, *, tol: float = 1e-10
     fs = _force_scale(prob, q0)
     q, lam, it, rn, Fn = _newton(prob, q0, None, tol=tol, max_iter=max_iter, fs=fs)
     ax = axial(q, prob.full_multipliers(lam)) if axial is not None else np.zeros(0)
-    return _finish(prob, q, lam, it, rn, Fn, ax)
+    return _finish(prob, q, lam, it, rn, Fn, ax, determinacy)
 
 
 # ---------------------------------------------------------------------------- continuation

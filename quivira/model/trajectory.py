@@ -147,8 +147,12 @@ class Trajectory:
     bodies: list = field(default_factory=list, repr=False)
     joint_bodies: dict = field(default_factory=dict, repr=False)
     dynamics_source: Callable[[], dict] | None = field(default=None, repr=False)
+    #: computes the :class:`~quivira.model.determinacy.Determinacy` of the start pose
+    determinacy_source: Callable | None = field(default=None, repr=False)
     _dyn: dict | None = field(default=None, init=False, repr=False)
     _reactions: list | None = field(default=None, init=False, repr=False)
+    _det: object | None = field(default=None, init=False, repr=False)
+    _warned: bool = field(default=False, init=False, repr=False)
 
     def __post_init__(self) -> None:
         """Fill the energy and power arrays that were not given with zeros."""
@@ -163,7 +167,9 @@ class Trajectory:
         state = dict(self.__dict__)
         if self._dyn is None and self.dynamics_source is not None:
             state["_dyn"] = self._dynamics()
+        state["_det"] = self.determinacy
         state["dynamics_source"] = None  # evaluated: no compiled code, no model in the pickle
+        state["determinacy_source"] = None
         return state
 
     def _dynamics(self) -> dict:
@@ -174,9 +180,87 @@ class Trajectory:
             self.dynamics_source = None
         return self._dyn
 
+    # --- determinacy ---
+    @property
+    def determinacy(self):
+        r"""Which multipliers rigid-body mechanics determines, at the **start pose** of the run.
+
+        A :class:`~quivira.model.determinacy.Determinacy` (None for a trajectory that does not
+        know its model), computed on first access from the compiled code of the run (one
+        factorization of :math:`J`; nothing is compiled, no second-order test of the
+        mechanisms: :meth:`bar_joint_model.determinacy` makes it). The rank of :math:`J`, hence
+        which multipliers are determinate, changes only at singular poses, and the run
+        reports those (:attr:`events`, :class:`SingularPassWarning`).
+        """
+        if self._det is None and self.determinacy_source is not None:
+            self._det = self.determinacy_source()
+            self.determinacy_source = None
+        return self._det
+
+    @property
+    def determinate(self) -> np.ndarray:
+        """Per constraint row (column of :attr:`lambda_mult`): is its multiplier determinate.
+
+        At the start pose (see :attr:`determinacy`); all True when the trajectory does not know
+        its model.
+        """
+        from .determinacy import determinate_rows
+
+        return determinate_rows(self.determinacy, self.constraint_labels)
+
+    @property
+    def indeterminate(self) -> list[str]:
+        """Columns of :meth:`to_pandas` that hold indeterminate values.
+
+        The multipliers ``lambda[<label>]`` and the reaction components ``<joint j on bar b> ·
+        Fx``/``Fy`` that rigid-body mechanics does not determine (only combinations of them,
+        e.g. the sum of two supports' horizontal reactions, are): the values printed for them
+        are one choice among many. Empty for a statically determinate model.
+
+        Examples
+        --------
+        A bar pinned at both ends: only the sum of the horizontal reactions is determined.
+
+        >>> import quivira
+        >>> model = quivira.bar_joint_model()
+        >>> model.add_bar_from_point_pair((0.0, 0.0), (1.0, 0.0))
+        0
+        >>> model.add_support(0, -0.5, False, False)
+        0
+        >>> model.add_support(0, 0.5, False, False)
+        1
+        >>> traj = model.simulate(0.1, 3)
+        >>> traj.indeterminate  # doctest: +NORMALIZE_WHITESPACE
+        ['lambda[support0.x]', 'lambda[support1.x]', 'support 0 on bar 0 · Fx',
+         'support 1 on bar 0 · Fx']
+        >>> traj.determinate.tolist()
+        [False, True, False, True]
+        """
+        det = self.determinacy
+        return [] if det is None else det.indeterminate_columns
+
+    def determinacy_note(self) -> str:
+        """One line naming the indeterminate multipliers ("" if every one is determinate)."""
+        det = self.determinacy
+        return "" if det is None else det.note()
+
+    def _warn_indeterminate(self) -> None:
+        # once per trajectory, when its multipliers or reactions are first read (not on
+        # simulate: a run that only looks at the motion is not told about forces)
+        if not self._warned:
+            self._warned = True
+            det = self.determinacy
+            if det is not None:
+                det.warn("trajectory multipliers (at the start pose)")
+
     @property
     def lambda_mult(self) -> np.ndarray:
-        """Multipliers ``(n_points, m)`` (computed by a compiled function on first access)."""
+        """Multipliers ``(n_points, m)`` (computed by a compiled function on first access).
+
+        The first read warns (:class:`~quivira.model.determinacy.IndeterminateMultipliersWarning`)
+        if some are indeterminate (see :attr:`indeterminate`).
+        """
+        self._warn_indeterminate()
         return self._dynamics()["lambda_mult"]
 
     @property
@@ -196,7 +280,11 @@ class Trajectory:
 
     @property
     def reactions(self) -> list[ReactionForce]:
-        """Force (N) of every joint and support on every bar it touches."""
+        """Force (N) of every joint and support on every bar it touches.
+
+        Components that are indeterminate are named by :attr:`indeterminate`.
+        """
+        self._warn_indeterminate()
         if self._reactions is None:
             self._reactions = reactions_from_multipliers(self.lambda_mult, self.reaction_map,
                                                          self.q, self.coordinate_names)
@@ -243,12 +331,20 @@ class Trajectory:
         Columns ``t``, the coordinates (``x0``, ``y0``, ``th0``, ...), the velocities (``vx0``,
         ``vy0``, ``om0``, ...), the multipliers ``lambda[<constraint label>]``, the reactions
         ``<joint j on bar b> · Fx``/``Fy`` and the energies. Needs pandas.
+
+        The columns of indeterminate multipliers and reaction components (:attr:`indeterminate`)
+        are listed in ``df.attrs["indeterminate"]``, with a sentence in
+        ``df.attrs["determinacy"]``: ``df.drop(columns=df.attrs["indeterminate"])`` keeps only
+        determined values.
         """
         try:
             import pandas as pd
         except ImportError:  # pragma: no cover - pandas is in the test environment
             raise ImportError("Trajectory.to_pandas needs pandas: pip install pandas") from None
-        return pd.DataFrame({name: np.asarray(v) for name, v in self._columns()})
+        df = pd.DataFrame({name: np.asarray(v) for name, v in self._columns()})
+        df.attrs["indeterminate"] = self.indeterminate
+        df.attrs["determinacy"] = self.determinacy_note()
+        return df
 
     def to_xarray(self):
         """Return the trajectory as an :class:`xarray.Dataset`.
@@ -257,6 +353,10 @@ class Trajectory:
         coordinate), ``lambda_mult``, ``position_residual``, ``velocity_residual`` (time,
         constraint) and the energies (time); units in the ``units`` attributes (SI data). Needs
         xarray.
+
+        A boolean coordinate ``determinate`` along ``constraint`` marks the multipliers that
+        rigid-body mechanics determines (at the start pose, see :attr:`determinacy`);
+        ``lambda_mult.attrs["indeterminate"]`` names the others.
         """
         try:
             import xarray as xr
@@ -264,11 +364,14 @@ class Trajectory:
             raise ImportError("Trajectory.to_xarray needs xarray: pip install xarray") from None
         q_names, _ = self._names()
         tc, tk = ("time", "coordinate"), ("time", "constraint")
+        det = self.determinacy
+        bad = [] if det is None else det.indeterminate_labels
         data = {
             "q": (tc, self.q, {"units": "m or rad"}),
             "qd": (tc, self.qd, {"units": "m/s or rad/s"}),
             "qdd": (tc, self.qdd, {"units": "m/s^2 or rad/s^2"}),
-            "lambda_mult": (tk, self.lambda_mult, {"units": "N (or N m)"}),
+            "lambda_mult": (tk, self.lambda_mult, {"units": "N (or N m)",
+                                                   "indeterminate": ", ".join(bad)}),
             "position_residual": (tk, self.position_residual, {}),
             "velocity_residual": (tk, self.velocity_residual, {}),
             "kinetic_energy": ("time", self.kinetic_energy, {"units": "J"}),
@@ -277,7 +380,8 @@ class Trajectory:
         }
         return xr.Dataset(data, coords={"time": ("time", self.t, {"units": "s"}),
                                         "coordinate": q_names,
-                                        "constraint": list(self.constraint_labels)},
+                                        "constraint": list(self.constraint_labels),
+                                        "determinate": ("constraint", self.determinate)},
                           attrs={k: v for k, v in self.info.items()
                                  if isinstance(v, (int, float, str))})
 
