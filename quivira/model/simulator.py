@@ -620,10 +620,21 @@ class Simulator:
         Md = mass_diagonal(data)
         W = (J / Md[None, :]) @ J.T
         o = evaluate_dynamics(cs, arr[None, :], pars, t)
+        lam, qdd = o["lambda_mult"][0], o["qdd"][0]
+        redundant = self.redundant_rows(data, cs, J)
+        if redundant:  # W is singular: the motion of an independent subset of the rows,
+            # λ of every row the minimum-norm solution of Jᵀλ = J_rᵀλ_r (as in a Trajectory)
+            ids = cs.assembly.collected.row_ids
+            reduced = self.compiled(data, excluded=frozenset(ids[k] for k in redundant))
+            p_red = self.parameters(data, reduced, stabilized=stabilized)
+            o_red = evaluate_dynamics(reduced, arr[None, :], p_red, t)
+            _, J_red = evaluate_geometry(reduced, arr[:n], p_red, t, qd=arr[n:])
+            lam = np.linalg.lstsq(J.T, J_red.T @ o_red["lambda_mult"][0], rcond=None)[0]
+            qdd = o_red["qdd"][0]
         rank, _ = geo.dependent_rows(J, data.coordinate_weights())
-        return StateMatrices(M=np.diag(Md), J=J, W=W, lambda_mult=o["lambda_mult"][0],
-                             qdd=o["qdd"][0], labels=list(cs.labels), rank_J=rank,
-                             dof=n - rank, singularity=float(o["singularity"][0]))
+        return StateMatrices(M=np.diag(Md), J=J, W=W, lambda_mult=lam, qdd=qdd,
+                             labels=list(cs.labels), rank_J=rank, dof=n - rank,
+                             singularity=float(o["singularity"][0]))
 
     def sparsity(self, data: ModelData) -> Sparsity:
         """Structural non-zeros of M, J and W of the compiled equations."""

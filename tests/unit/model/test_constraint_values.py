@@ -85,18 +85,18 @@ def test_values_of_each_kind_and_undo_notice():
 
 
 @pytest.mark.slow
-def test_sliders_section_edits_through_set_constraint_values():
+def test_sliders_section_edits_through_model_set():
     from quivira_widgets import Studio
 
     m = _stop_model(0.5)
     calls = []
-    orig = m.set_constraint_values
+    orig = m.set
 
     def spy(name, **values):
         calls.append((name, values))
         return orig(name, **values)
 
-    m.set_constraint_values = spy
+    m.set = spy
     s = Studio(m, backend="static")
     try:
         m.simulate(0.5, n_points=5)
