@@ -37,6 +37,7 @@ from .._repr import short_repr
 from ..lagrangian import first_order_system
 from .assembly import BarAssembly, assemble_bar_model
 from .data import ModelData
+from .elements import BY_KIND
 from .geometry import NonFiniteConstraintError
 from .monomials import Coefficients
 from .regularity import structurally_regular
@@ -628,3 +629,12 @@ def evaluate_dynamics(cs: CompiledSystem, states: np.ndarray, pars: np.ndarray,
         "singularity": sing.min(axis=1) if sing.shape[1] else np.ones(vals.shape[0]),
         "qdd": vals[:, vals.shape[1] - n :],
     }
+
+
+def active_rows(data: ModelData, cs: CompiledSystem) -> np.ndarray:
+    """Return the mask of the constraint rows of ``cs`` that are switched on in ``data``.
+
+    The flags are runtime parameters: the compiled system's rows, the data's flags.
+    """
+    return np.array([data.elements[BY_KIND[kind].collection][pos].is_active
+                     for kind, pos, *_ in cs.assembly.collected.owners], dtype=bool)

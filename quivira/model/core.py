@@ -929,7 +929,8 @@ class bar_joint_model:  # noqa: N801 - API name
         """
         from .determinacy import of_model
 
-        x = None if state is None else real_array(state, "state", "a sequence of numbers")
+        x = (initial_state(self._data, "determinacy") if state is None
+             else real_array(state, "state", "a sequence of numbers"))
         return of_model(self._simulator, self._data, x, check_real(t, "t"))
 
     def degrees_of_freedom(self) -> int:

@@ -343,9 +343,9 @@ def active_reaction_map(reaction_map: list, active) -> list:
     return rmap
 
 
-def of_model(sim, data, state: np.ndarray | None, t: float = 0.0,
+def of_model(sim, data, state: np.ndarray, t: float = 0.0,
              pivot_tol: float = PIVOT_TOL, second_order: bool = True) -> Determinacy:
-    """Return the :class:`Determinacy` of a model's data at ``state`` (default: its initial one).
+    """Return the :class:`Determinacy` of a model's data at ``state`` (``[q, qd]``).
 
     The rows switched on in the data are analysed (a latch that is open, a contact not
     touching, take no part). ``sim`` is the model's simulator (compiled-code cache). Without
@@ -358,11 +358,9 @@ def of_model(sim, data, state: np.ndarray | None, t: float = 0.0,
 
 
 def initial_state_of(data, state) -> np.ndarray:
-    """Return ``state`` as an array ``[q, qd]`` checked, or the data's initial state."""
-    from .simulator import initial_state
-
+    """Return ``state`` as an array ``[q, qd]``, checked against the data's coordinates."""
     n = data.n_coordinates()
-    x = initial_state(data, "determinacy") if state is None else np.asarray(state, float)
+    x = np.asarray(state, float)
     if x.shape != (2 * n,):
         raise ValueError(f"state: expected {2 * n} values ([q, qd]), got shape {x.shape}")
     return x
@@ -379,9 +377,8 @@ def of_compiled(cs, data, x: np.ndarray, pars: np.ndarray, t: float = 0.0,
     """
     import heyoka as hy
 
-    from ..model.compiled import evaluate_geometry
+    from ..model.compiled import active_rows, evaluate_geometry
     from ..model.symbolic import coordinate_names
-    from .simulator import Simulator
 
     n = data.n_coordinates()
     F, J = evaluate_geometry(cs, x[:n], pars, t, qd=x[n:])
@@ -392,7 +389,7 @@ def of_compiled(cs, data, x: np.ndarray, pars: np.ndarray, t: float = 0.0,
         raise ValueError("determinacy: the state violates the constraints ("
                          + ", ".join(f"{cs.labels[i]} off by {F[i]:.3g}" for i in bad[:4])
                          + "); call model.assemble() or give a state on the constraints")
-    active = np.nonzero(Simulator.active_rows(data, cs))[0]
+    active = np.nonzero(active_rows(data, cs))[0]
     all_labels = cs.labels  # built on each access: read once
     labels = [all_labels[i] for i in active]
     rmap = active_reaction_map(cs.assembly.collected.reaction_map, active)

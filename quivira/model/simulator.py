@@ -44,6 +44,7 @@ from .compiled import (
     ABOVE_RATIOS,
     DEFAULT_TOL_CHOICES,
     CompiledSystem,
+    active_rows,
     compile_system,
     default_compile_options,
     default_tolerance,
@@ -55,7 +56,6 @@ from .compiled import (
 )
 from .data import ModelData
 from .determinacy import StartPose
-from .elements import BY_KIND
 from .results import AssemblyReport, ConstraintCheck, Sparsity, StateMatrices
 from .singular_window import (
     WINDOW_SCALE,
@@ -364,8 +364,7 @@ class Simulator:
 
         The flags are runtime parameters: the compiled system's rows, the data's flags.
         """
-        return np.array([data.elements[BY_KIND[kind].collection][pos].is_active
-                         for kind, pos, *_ in cs.assembly.collected.owners], dtype=bool)
+        return active_rows(data, cs)
 
     @staticmethod
     def constraint_groups(data: ModelData, cs: CompiledSystem) -> dict:
