@@ -219,6 +219,10 @@ class FigurePane:
                                         layout=widgets.Layout(width=f"{int(w)}px",
                                                               max_width="100%",
                                                               height="auto"))
+            # the figure as it is (blank until its owner draws): an Image without data is
+            # shown by the browser as a broken image
+            self.figure.canvas.draw()
+            self._publish()
         w, h = self.figure.get_size_inches() * self.figure.dpi
         mark_figure(self.widget, int(round(w)), int(round(h)))
         self._cid = self.figure.canvas.mpl_connect("draw_event", self._on_draw)

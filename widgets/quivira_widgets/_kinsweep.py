@@ -85,6 +85,7 @@ class KinematicSweepBox(widgets.VBox):
         self._title = self.axes.set_title("", fontsize=9)
         self.sweep_button.on_click(lambda _: self._guarded_sweep())
         self.refresh_options()
+        self.pane.redraw()  # the empty axes, not an empty (broken) image, before a sweep
         self.children = [
             widgets.HBox([self.driver, self.turn, self.trace_bar, self.trace_s,
                           self.sweep_button],
@@ -106,6 +107,8 @@ class KinematicSweepBox(widgets.VBox):
         self.trace_bar.options = bars
         if keep_d in names:
             self.driver.value = keep_d
+        elif names:
+            self.driver.value = names[0]  # a sweep runs at the first click
         if keep_b in [b for _, b in bars]:
             self.trace_bar.value = keep_b
         elif bars:

@@ -347,7 +347,10 @@ def test_kinematic_sweep_box_traces_paths_on_their_circles():
     panel = StaticsPanel(m, view, backend="static")
     box = panel.kinematics
     assert "th0" in box.driver.options
-    box.driver.value, box.trace_bar.value = "th0", 1
+    # as a student first sees it: a driver chosen and the empty axes drawn (a static pane
+    # used to show an empty, broken image and the first click said "no angle to drive")
+    assert box.driver.value == "th0" and len(box.pane.widget.value) > 0
+    box.trace_bar.value = 1
     box.trace_s.text.value = "0.5"
     box.sweep_button.click()
     assert box.result is not None and box.result.complete, box.message.text
