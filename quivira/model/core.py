@@ -1657,6 +1657,15 @@ class bar_joint_model:  # noqa: N801 - API name
         -------
         InstantCentres
             ``ic["ground", 2]`` is the centre of body 2 relative to ground.
+
+        Examples
+        --------
+        The crank–coupler centre of a four-bar is their common pin, the crank tip:
+
+        >>> from quivira.examples import four_bar
+        >>> ic = four_bar().instant_centres()
+        >>> len(ic), ic[0, 1].point.round(6).tolist()
+        (6, [0.5, 0.866025])
         """
         from .instant_centres import of_model
 

@@ -198,3 +198,15 @@ def test_errors():
         two_dof.instant_centres()
     with pytest.raises(KeyError, match="no instant centre"):
         model.instant_centres()[0, 7]
+
+
+def test_translating_coupler_has_no_finite_centrode_and_says_so():
+    model = four_bar(1.0, 3.0, 1.0, 3.0, 1.1)
+    sweep = model.kinematic_sweep("th0", np.linspace(1.1, 1.6, 6))
+    cen = model.centrodes("bar1", sweep)
+    assert not cen.finite.any()
+    assert np.isnan(cen.fixed).all() and np.isnan(cen.moving).all()
+    crank = model.centrodes(0, sweep)  # the crank turns about its ground pin
+    assert crank.finite.all()
+    assert np.allclose(crank.fixed, 0.0, atol=1e-12)
+    assert np.allclose(crank.moving, (-0.5, 0.0), atol=1e-12)
