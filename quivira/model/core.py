@@ -1600,6 +1600,99 @@ class bar_joint_model:  # noqa: N801 - API name
             return transmission_angle(self._data, arr, a, b)
         return float(transmission_angle(self._data, self._pose(q, "q")[None, :], a, b)[0])
 
+    def point_motion(self, body: int | str, point: Any = 0.0, source: Any = None, *,
+                     frame: int | str | None = None, rate: float = 1.0):
+        r"""Return the position, velocity and acceleration of a body point.
+
+        Exact rigid-body formulas :math:`v_P = v_c + ω × r`,
+        :math:`a_P = a_c + α × r - ω^2 r` (see :mod:`quivira.model.point_kinematics`).
+
+        Parameters
+        ----------
+        body : int or str
+            The body, by index or name (``"bar2"``).
+        point : float, pair or str
+            Local coordinate ``s`` along the body (in [-0.5, 0.5]), a body-frame offset
+            ``(u, v)`` (m), or a named point (as :meth:`~quivira.model.data.Bar.local_point`).
+        source : state, Trajectory or KinematicSweep, optional
+            A state ``[q, qd]`` on the constraints (default: the initial state; accelerations
+            from :meth:`matrices`), every frame of a trajectory (its ``qdd``), or a kinematic
+            sweep at the constant driver ``rate``.
+        frame : int or str, optional
+            A body whose moving frame splits the acceleration into transport, Coriolis and
+            relative parts (``.relative``).
+        rate : float
+            Driver rate (1/s for an angle) of a sweep.
+
+        Returns
+        -------
+        PointMotion
+            ``position``, ``velocity``, ``acceleration`` ((2,) for a state, (k, 2) otherwise),
+            ``tangential_acceleration``, ``normal_acceleration``, ``curvature_radius``.
+
+        Examples
+        --------
+        >>> from quivira.examples import four_bar
+        >>> model = four_bar()
+        >>> model.point_motion("bar0", 0.5).position.round(6).tolist()  # the crank tip
+        [0.5, 0.866025]
+        """
+        from .point_kinematics import of_model
+
+        return of_model(self, body, point, source, frame=frame, rate=rate)
+
+    def instant_centres(self, state: Sequence[float] | None = None):
+        """Return every instant centre of the linkage at a pose, exactly from the velocities.
+
+        The ground is body ``"ground"``; bodies keep their indices (see
+        :mod:`quivira.model.instant_centres`, also for Kennedy's check).
+
+        Parameters
+        ----------
+        state : sequence of float, optional
+            A pose ``q`` or a state ``[q, qd]`` on the constraints (default: the initial
+            state). Without velocities (or with zero ones) the mechanism's unit-rate motion
+            (null space of J) is used: the linkage must then have one degree of freedom.
+
+        Returns
+        -------
+        InstantCentres
+            ``ic["ground", 2]`` is the centre of body 2 relative to ground.
+
+        Examples
+        --------
+        The crank–coupler centre of a four-bar is their common pin, the crank tip:
+
+        >>> from quivira.examples import four_bar
+        >>> ic = four_bar().instant_centres()
+        >>> len(ic), ic[0, 1].point.round(6).tolist()
+        (6, [0.5, 0.866025])
+        """
+        from .instant_centres import of_model
+
+        return of_model(self, state)
+
+    def centrodes(self, body: int | str, source: Any, *, rate: float = 1.0):
+        """Return the fixed and moving centrodes of a body along a trajectory or sweep.
+
+        Parameters
+        ----------
+        body : int or str
+            The body (relative to ground).
+        source : Trajectory or KinematicSweep
+            The motion (a sweep at the driver ``rate``).
+        rate : float
+            Driver rate of a sweep (the centrodes do not depend on it unless it is 0).
+
+        Returns
+        -------
+        Centrodes
+            ``fixed`` (ground frame) and ``moving`` (body frame) loci (k, 2), ``finite``.
+        """
+        from .instant_centres import centrodes_of_model
+
+        return centrodes_of_model(self, body, source, rate)
+
     def internal_forces(self, source: Any = None, *, s: Any = 51, bars: Any = None,
                         qdd: Any = None, lambda_mult: Any = None):
         """Compute the axial force N(s), shear V(s) and bending moment M(s) along the bars.
