@@ -330,10 +330,20 @@ def _input_range(d: float, a: float, b: float, c: float) -> tuple:
 
 
 def _transmission(d: float, a: float, b: float, c: float) -> TransmissionExtremes:
-    f_min, f_max = max(abs(d - a), abs(b - c)), min(d + a, b + c)
+    scale = d + a + b + c
+    # input along the ground line where it can be, else at a toggle
+    if _at_most(abs(b - c), abs(d - a), scale):
+        f_min, at_min = abs(d - a), 0.0
+    else:
+        f_min = abs(b - c)
+        at_min = _input_angle_at(f_min, d, a)
+    if _at_most(d + a, b + c, scale):
+        f_max, at_max = d + a, math.pi
+    else:
+        f_max = b + c
+        at_max = _input_angle_at(f_max, d, a)
     return TransmissionExtremes(min=_mu(f_min, b, c), max=_mu(f_max, b, c),
-                                input_at_min=_input_angle_at(f_min, d, a),
-                                input_at_max=_input_angle_at(f_max, d, a))
+                                input_at_min=at_min, input_at_max=at_max)
 
 
 def _triangle_angle(opposite: float, side1: float, side2: float) -> float:
