@@ -1488,7 +1488,8 @@ class bar_joint_model:  # noqa: N801 - API name
         Returns
         -------
         FourBarAnalysis
-            With ``links``: the bars found.
+            With ``links``: the bars found, and whether the model is in the mirror assembly
+            (``links.mirrored``: negate the angles).
 
         Raises
         ------

@@ -176,6 +176,9 @@ class FourBarLinks:
     input_end, output_end : tuple of float
         Local coordinates ``(s at the ground pivot, s at the moving pin)`` on the input and
         the output bar.
+    mirrored : bool
+        Whether the initial pose is the other assembly (:math:`B` on the right of
+        :math:`A \to O_4`): its angles are those of the analysis negated.
     """
 
     input: int
@@ -187,6 +190,7 @@ class FourBarLinks:
     ground_angle: float
     input_end: tuple
     output_end: tuple
+    mirrored: bool
 
 
 @dataclass(frozen=True)
@@ -482,9 +486,12 @@ def four_bar_links(data: ModelData, input: int | None = None) -> FourBarLinks:
     for name, v in zip(_LINKS, lengths):
         if not v > 0.0:
             raise _not_a_four_bar(f"its {name} link has zero length (pins at one point)")
+    ax, ay = bars[input].point(s_in_pin)
+    bx, by = bars[output].point(s_out_pin)
+    left = (o4[0] - ax) * (by - ay) - (o4[1] - ay) * (bx - ax)  # (O4 − A) × (B − A)
     return FourBarLinks(input=input, coupler=coupler, output=output, pivot_input=o2,
                         pivot_output=o4, lengths=lengths,
                         ground_angle=math.atan2(o4[1] - o2[1], o4[0] - o2[0]),
                         input_end=(sup[input].s, s_in_pin),
-                        output_end=(sup[output].s, s_out_pin))
+                        output_end=(sup[output].s, s_out_pin), mirrored=left < 0.0)
 

@@ -260,6 +260,29 @@ def test_quick_return_ratio_matches_the_rocker_extremes_of_a_sweep():
     assert (math.pi + alpha) / (math.pi - alpha) == pytest.approx(r.time_ratio, abs=1e-6)
 
 
+def test_the_mirror_assembly_is_recognised_and_its_angles_are_negated():
+    a, b, c, d = 2.0, 4.0, 3.5, 5.0
+    up = four_bar(crank=a, coupler=b, rocker=c, ground=d, crank_angle=0.3)
+    x = np.asarray(up.get_initial_state()[:9]).reshape(3, 3)
+    ends = [((xc - 0.5 * L * math.cos(t), -(yc - 0.5 * L * math.sin(t))),
+             (xc + 0.5 * L * math.cos(t), -(yc + 0.5 * L * math.sin(t))))
+            for (xc, yc, t), L in zip(x, (a, b, c))]  # reflected in the ground line
+    m = qv.bar_joint_model()
+    for p0, p1 in ends:
+        m.add_bar_from_point_pair(p0, p1, 1.0)
+    m.add_support(0, -0.5, False, False)
+    m.add_support(2, -0.5, False, False)
+    m.add_joint([0, 1], [0.5, -0.5])
+    m.add_joint([1, 2], [0.5, 0.5])
+    assert not up.four_bar_analysis().links.mirrored
+    r = m.four_bar_analysis()
+    assert r.links.mirrored
+    phi = np.linspace(-0.3, -0.3 - 2 * math.pi, 721)
+    th4 = m.kinematic_sweep("th0", phi).coordinate("th2")
+    assert th4.min() == pytest.approx(-r.rocker.output_folded, abs=2e-4)
+    assert th4.max() == pytest.approx(-r.rocker.output_extended, abs=2e-4)
+
+
 def test_a_sweep_of_a_triple_rocker_stops_at_the_toggle():
     a, b, c, d = 2.0, 3.5, 7.0, 9.0
     m = four_bar(crank=a, coupler=b, rocker=c, ground=d, crank_angle=0.0)
