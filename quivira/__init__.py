@@ -66,6 +66,10 @@ __all__ += [
     "bar_joint_model",
 ]
 
+from .model.four_bar import four_bar_analysis, grashof  # noqa: E402
+
+__all__ += ["four_bar_analysis", "grashof"]
+
 from .forms import LagrangeForms, lagrange_forms  # noqa: E402
 
 __all__ += ["LagrangeForms", "lagrange_forms"]

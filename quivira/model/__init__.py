@@ -9,6 +9,14 @@ Layout: :mod:`.core` (the model class, a façade), :mod:`.editing` (data, edits,
 
 from .core import BarJointModel, bar_joint_model
 from .determinacy import IndeterminateMultipliersWarning
+from .four_bar import (
+    FourBarAnalysis,
+    Grashof,
+    RockerLimits,
+    TransmissionExtremes,
+    four_bar_analysis,
+    grashof,
+)
 from .internal_forces import InternalForces
 from .kinematics import CouplerCurve, KinematicSweep, Mobility, SweepWarning
 from .results import AssemblyReport, ConstraintCheck, Sparsity, StateMatrices
@@ -32,17 +40,23 @@ __all__ = [
     "EquilibriumError",
     "EquilibriumPath",
     "EquilibriumResult",
+    "FourBarAnalysis",
+    "Grashof",
     "IndeterminateMultipliersWarning",
     "InternalForces",
     "KinematicSweep",
     "Mobility",
     "ReactionForce",
+    "RockerLimits",
     "SimulationInterrupted",
     "SingularConfigurationError",
     "SingularPassWarning",
     "Sparsity",
     "StateMatrices",
     "SweepWarning",
+    "TransmissionExtremes",
     "Trajectory",
     "bar_joint_model",
+    "four_bar_analysis",
+    "grashof",
 ]

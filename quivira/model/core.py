@@ -1446,6 +1446,62 @@ class bar_joint_model:  # noqa: N801 - API name
                                         max_points=int(max_points), max_step=max_step,
                                         budget=budget)
 
+    def grashof(self, input: int | None = None):
+        """Classify the model's four-bar by Grashof's criterion.
+
+        The four-bar is three bars, two of them pinned to the ground (pin supports) and
+        joined through the third by two pin joints; link lengths are between the pin points
+        (see :mod:`quivira.model.four_bar`).
+
+        Parameters
+        ----------
+        input : int, optional
+            The input bar, one of the two grounded bars (default: the lower index).
+
+        Returns
+        -------
+        Grashof
+            As :func:`quivira.grashof` of the model's link lengths.
+
+        Raises
+        ------
+        ValueError
+            The model is not a four-bar (naming what it has), or it cannot be assembled.
+        """
+        from .four_bar import four_bar_links, grashof
+
+        return grashof(*four_bar_links(self._data, input).lengths)
+
+    def four_bar_analysis(self, input: int | None = None):
+        """Analyse the model's four-bar in closed form.
+
+        Grashof class, input toggles and range, transmission-angle extremes and, for a
+        crank–rocker, the rocker's limit positions and time ratio. Angles are measured from
+        the ground line (pivot of the input to pivot of the output), for the assembly with
+        the coupler–output pin on the left of the line from the input's tip to the output's
+        pivot (see :mod:`quivira.model.four_bar`).
+
+        Parameters
+        ----------
+        input : int, optional
+            As :meth:`grashof`.
+
+        Returns
+        -------
+        FourBarAnalysis
+            With ``links``: the bars found, and whether the model is in the mirror assembly
+            (``links.mirrored``: negate the angles).
+
+        Raises
+        ------
+        ValueError
+            As :meth:`grashof`.
+        """
+        from .four_bar import four_bar_analysis, four_bar_links
+
+        links = four_bar_links(self._data, input)
+        return four_bar_analysis(*links.lengths, links=links)
+
     def mobility(self, q: Sequence[float] | None = None, *, t: float = 0.0):
         """Return the degrees of freedom at a pose from the rank of J.
 
