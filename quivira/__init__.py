@@ -67,8 +67,9 @@ __all__ += [
 ]
 
 from .model.four_bar import four_bar_analysis, grashof  # noqa: E402
+from .model.instant_centres import check_kennedy  # noqa: E402
 
-__all__ += ["four_bar_analysis", "grashof"]
+__all__ += ["check_kennedy", "four_bar_analysis", "grashof"]
 
 from .forms import LagrangeForms, lagrange_forms  # noqa: E402
 

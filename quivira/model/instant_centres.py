@@ -144,6 +144,17 @@ class InstantCentres:
         """Return :func:`check_kennedy` of these centres."""
         return check_kennedy(self)
 
+    def __str__(self) -> str:
+        """Return a table: one centre per line (its point in m, or its direction at infinity)."""
+        lines = [f"{len(self)} instant centres (Kennedy residual {self.kennedy():.1e})"]
+        for (a, b), c in self.centres.items():
+            where = ("indeterminate (no relative motion)" if c.indeterminate else
+                     f"at infinity, direction ({c.direction[0]:+.4f}, {c.direction[1]:+.4f})"
+                     if c.at_infinity else
+                     f"({round(c.point[0], 4) + 0.0:.4f}, {round(c.point[1], 4) + 0.0:.4f}) m")
+            lines.append(f"  I({a}, {b})  {where}")
+        return "\n".join(lines)
+
 
 def _homogeneous(c: InstantCentre, size: float) -> np.ndarray | None:
     if c.point is not None:

@@ -210,3 +210,16 @@ def test_translating_coupler_has_no_finite_centrode_and_says_so():
     assert crank.finite.all()
     assert np.allclose(crank.fixed, 0.0, atol=1e-12)
     assert np.allclose(crank.moving, (-0.5, 0.0), atol=1e-12)
+
+
+def test_the_table_of_a_four_bar_lists_its_pins_as_they_are_by_hand():
+    """str(): one line per centre; the ground pins of examples.four_bar are at (0, 0) and
+    (3, 0) and the crank–coupler pin at (cos 60°, sin 60°) (the example's geometry)."""
+    from quivira.examples import four_bar
+
+    text = str(four_bar().instant_centres())
+    lines = text.splitlines()
+    assert lines[0].startswith("6 instant centres") and len(lines) == 7
+    assert "I(ground, 0)  (0.0000, 0.0000) m" in text
+    assert "I(ground, 2)  (3.0000, 0.0000) m" in text
+    assert "I(0, 1)  (0.5000, 0.8660) m" in text
