@@ -26,6 +26,10 @@ import quivira as qv
 from quivira.examples import four_bar
 from quivira.sensitivity import variable_names
 
+#: the wall budget of the calls that Ctrl-C stops: an interrupt that is lost ends the test
+#: with a BudgetExceededError after this long (it fails, it does not hang the suite)
+LOST_CTRL_C_S = 60.0
+
 
 @contextmanager
 def ctrl_c_after(seconds: float):
@@ -89,10 +93,11 @@ def test_sensitivities_ctrl_c_returns_within_a_second_with_the_jets_so_far(pend)
     threads = threading.active_count()
     with pytest.raises(qv.SimulationInterrupted, match="sensitivities interrupted") as info, \
             ctrl_c_after(0.4) as sent:
-        pend.sensitivities(1e7, ["g"], n_points=10**6 + 1)
+        pend.sensitivities(1e7, ["g"], n_points=10**6 + 1, max_wall_s=LOST_CTRL_C_S)
     assert time.perf_counter() - sent[0] < 1.0
     part = info.value.result
-    assert info.value.t >= part.t[-1] > 0.0
+    # on a busy machine the interrupt may come before the first output time: t = 0 only
+    assert info.value.t >= part.t[-1] >= 0.0 and part.t[0] == 0.0
     assert np.all(np.isfinite(part.array("state").values))
     assert threading.active_count() == threads
 
@@ -134,7 +139,8 @@ def test_simulate_system_max_wall_s_and_ctrl_c():
     assert info.value.t >= info.value.trajectory.t[-1] > 0.0
     threads = threading.active_count()
     with pytest.raises(qv.SimulationInterrupted) as info, ctrl_c_after(0.5) as sent:
-        qv.simulate_system(lag, F, q, qd, 1e8, s0, n_points=10**6 + 1)
+        qv.simulate_system(lag, F, q, qd, 1e8, s0, n_points=10**6 + 1,
+                          max_wall_s=LOST_CTRL_C_S)
     assert time.perf_counter() - sent[0] < 1.0
     assert info.value.t >= info.value.trajectory.t[-1] > 0.0
     assert threading.active_count() == threads
@@ -186,7 +192,8 @@ def test_equilibrium_path_max_wall_s_and_ctrl_c():
     assert time.perf_counter() - t0 < 1.0 and len(info.value.result) >= 2
     with pytest.raises(qv.SimulationInterrupted, match="equilibrium_path interrupted at g = "
                        ) as info, ctrl_c_after(0.3) as sent:
-        m.equilibrium_path("g", [9.81, 1.0], q_guess=q0, max_step=1e-7, max_points=10**6)
+        m.equilibrium_path("g", [9.81, 1.0], q_guess=q0, max_step=1e-7, max_points=10**6,
+                           max_wall_s=LOST_CTRL_C_S)
     assert time.perf_counter() - sent[0] < 1.0
     part = info.value.result
     assert len(part) >= 2 and not part.complete and part.message.startswith("interrupted")
@@ -229,7 +236,7 @@ def test_kinematic_sweep_max_wall_s_and_ctrl_c():
     threads = threading.active_count()
     with pytest.raises(qv.SimulationInterrupted, match="kinematic_sweep interrupted at th0 ="
                        ) as info, ctrl_c_after(0.3) as sent:
-        m.coupler_curve(1, 0.0, "th0", TURNS, offset=0.6)
+        m.coupler_curve(1, 0.0, "th0", TURNS, offset=0.6, max_wall_s=LOST_CTRL_C_S)
     assert time.perf_counter() - sent[0] < 1.0 and threading.active_count() == threads
     curve = info.value.result
     assert len(curve.values) >= 2 and np.all(np.isfinite(curve.points))
@@ -262,7 +269,8 @@ def test_sweep_ctrl_c_on_threads_stops_the_running_batch_lanes_within_a_second()
     qv.sweep(m, values, 0.1, n_points=11, workers=2, block_size=3, progress=False)  # compiled
     threads = _quiet_threads()
     with ctrl_c_after(0.5) as sent:
-        res = qv.sweep(m, values, 1e6, n_points=11, workers=2, block_size=3, progress=False)
+        res = qv.sweep(m, values, 1e6, n_points=11, workers=2, block_size=3, progress=False,
+                       max_wall_s=LOST_CTRL_C_S)
     assert time.perf_counter() - sent[0] < 1.0
     assert res.attrs["interrupted"] and set(res.status) == {"cancelled"}
     assert _quiet_threads() == threads  # no worker thread is left running
@@ -314,7 +322,7 @@ def test_sweep_ctrl_c_on_threads_stops_a_long_scalar_variant():
     threads = _quiet_threads()
     with ctrl_c_after(0.5) as sent:
         res = qv.sweep(m, {"g": [9.0, 9.5]}, 1e6, n_points=11, workers=2, block_size=1,
-                       progress=False)
+                       progress=False, max_wall_s=LOST_CTRL_C_S)
     assert time.perf_counter() - sent[0] < 1.0
     assert list(res.status) == ["cancelled", "cancelled"]
     assert _quiet_threads() == threads
@@ -380,7 +388,7 @@ def test_sweep_cache_dir_is_checked_and_restored(tmp_path):
     assert hy.llvm_state.get_diskcache_path() == before
     with ctrl_c_after(0.5):
         res = qv.sweep(four_bar(), {"g": [9.0, 9.5]}, 1e6, n_points=3, workers=1,
-                       heyoka_cache_dir=cache, progress=False)
+                       heyoka_cache_dir=cache, progress=False, max_wall_s=LOST_CTRL_C_S)
     assert res.attrs["interrupted"] and hy.llvm_state.get_diskcache_path() == before
 
 
