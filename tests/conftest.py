@@ -73,3 +73,29 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.browser)
         if path.is_relative_to(TESTS / "integration") or path.suffix == ".ipynb":
             item.add_marker(pytest.mark.slow)  # oracles, long runs, fuzz; lessons run by nbval
+
+
+@pytest.fixture(autouse=True)
+def _python_raises_keyboard_interrupt():
+    """Give every test Python's Ctrl-C handler, whatever the run was started with.
+
+    A run started in the background by a non-interactive shell (``cmd &`` in a script)
+    inherits SIGINT *ignored*; Python then keeps it ignored, ``_thread.interrupt_main()`` and
+    ``signal.raise_signal(SIGINT)`` do nothing, and every test that sends Ctrl-C to a long
+    call waits for its wall budget. The handler the run had is back after the test.
+    """
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    before = signal.getsignal(signal.SIGINT)
+    replace = before in (signal.SIG_IGN, signal.SIG_DFL)
+    if replace:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        if replace:
+            signal.signal(signal.SIGINT, before)
