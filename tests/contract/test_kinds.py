@@ -334,14 +334,9 @@ def editor(tmp_path_factory):
 
 
 #: kinds whose generic form does not yet give back the element it shows
-#: kinds whose generic form does not round-trip yet (none: a list of one entry keeps its
-#: brackets, so a coordinate constraint's offset [0.0] reads back as a list)
-FORM_GAPS: dict = {}
 
 
-@pytest.mark.parametrize("kind", [
-    pytest.param(k, marks=pytest.mark.xfail(strict=True, reason=FORM_GAPS[k]))
-    if k in FORM_GAPS else k for k in qe.KINDS], ids=lambda k: k.__name__)
+@pytest.mark.parametrize("kind", qe.KINDS, ids=lambda k: k.__name__)
 def test_the_editor_has_a_form_for_the_kind(kind, editor):
     m, name = _build(kind)
     editor.model.replace_with(m)  # as loading a file does: the editor follows its model

@@ -86,6 +86,10 @@ def expression_names(model) -> dict:
     return names
 
 
+#: longest text a law or data field reads (ast.literal_eval and the parser: bounded work)
+MAX_TEXT = 10_000
+
+
 def read_text(text: str, model, what: str) -> Any:
     """Return the value typed in a law or data field (see the module docstring).
 
@@ -95,6 +99,8 @@ def read_text(text: str, model, what: str) -> Any:
     t = str(text).strip()
     if not t:
         return None
+    if len(t) > MAX_TEXT:
+        raise ValueError(f"{len(t)} characters is too long for a field (at most {MAX_TEXT})")
     try:
         value = ast.literal_eval(t)
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):

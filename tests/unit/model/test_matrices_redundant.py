@@ -60,4 +60,6 @@ def test_bar_pinned_at_both_ends_carries_half_its_weight_at_each_pin():
     assert lam["support1.y"] == pytest.approx(2.0 * m.g / 2, rel=1e-12)
     np.testing.assert_allclose(mx.qdd, 0.0, atol=1e-12)
     forces = m.internal_forces(m.get_initial_state())  # used to refuse: non-finite λ
-    assert forces is not None
+    # a simply supported beam under its weight (textbook): |V| ≤ mg/2, M_max = mgL/8
+    assert np.max(np.abs(forces.V)) == pytest.approx(2.0 * m.g / 2, rel=1e-9)
+    assert np.max(np.abs(forces.M)) == pytest.approx(2.0 * m.g * 1.0 / 8, rel=1e-9)
